@@ -1,0 +1,30 @@
+"""A fast, exact, seeded simulator of the simplified Lord of the Rings card game (RULES.md)."""
+
+from lotr_sim import _jit_cache
+
+_jit_cache.configure()
+
+
+from lotr_sim.actions import Action, Attack, Defend, Plan, Quest, Stage, Travel
+from lotr_sim.cards import CARDS, card_label
+from lotr_sim.errors import IllegalActionError, TooManyActionsError
+from lotr_sim.observation import Observation
+from lotr_sim.state import GameState, LegalActions, Outcome
+
+__all__ = [
+    "Action",
+    "Attack",
+    "CARDS",
+    "Defend",
+    "GameState",
+    "IllegalActionError",
+    "LegalActions",
+    "Observation",
+    "Outcome",
+    "Plan",
+    "Quest",
+    "Stage",
+    "TooManyActionsError",
+    "Travel",
+    "card_label",
+]

@@ -1,0 +1,157 @@
+"""Legal actions of the pending decision: enumeration, counting and uniform sampling.
+
+A decision is described as independent *slots*: slot i sets the action-vector
+entry of card ``slots[i]`` to one of ``options[i, :n_options[i]]``. The legal
+actions are the combinations that ``rules.apply_decision`` accepts; the
+product of the option counts bounds their number. Enumeration walks that
+product (cost: product size x one rule check); sampling draws from it and
+rejects illegal combinations, which is uniform over the legal set.
+"""
+
+import numpy as np
+from numba import njit
+
+from lotr_sim.cards import COST, ENEMY_FIRST, LOCATION, LOCATION_FIRST, KIND, N_CARDS
+from lotr_sim.layout import *  # noqa: F403  (the layout is a namespace of constants)
+from lotr_sim.policies import no_log
+from lotr_sim.rng import below
+from lotr_sim.rules import apply_decision, is_ready, total_resources
+
+MAX_OPTIONS = 24
+TOO_MANY = -1
+
+
+@njit(cache=True)
+def decision_slots(S, slots, options, n_options):
+    """Fill the slots of the pending decision; return their number."""
+    phase = S[PHASE]
+    n = 0
+    if phase == PLANNING or phase == QUESTING or phase == TRAVEL:
+        avail = total_resources(S)
+        for c in range(N_CARDS):
+            if phase == PLANNING:
+                eligible = S[ZONE + c] == HAND and COST[c] <= avail
+            elif phase == QUESTING:
+                eligible = c < ENEMY_FIRST and is_ready(S, c)
+            else:
+                eligible = KIND[c] == LOCATION and S[ZONE + c] == STAGING
+            if eligible:
+                slots[n] = c
+                options[n, 0] = NO_CHOICE
+                options[n, 1] = 1
+                n_options[n] = 2
+                n += 1
+    elif phase == DEFENSE:
+        for e in range(ENEMY_FIRST, LOCATION_FIRST):
+            if S[ZONE + e] != ENGAGED:
+                continue
+            k = 0
+            for c in range(ENEMY_FIRST):
+                if is_ready(S, c):
+                    options[n, k] = c
+                    k += 1
+            for h in range(3):
+                if S[ZONE + h] == IN_PLAY:
+                    options[n, k] = UNDEFENDED + h
+                    k += 1
+            slots[n] = e
+            n_options[n] = k
+            n += 1
+    elif phase == ATTACK:
+        for c in range(ENEMY_FIRST):
+            if not is_ready(S, c):
+                continue
+            options[n, 0] = NO_CHOICE
+            k = 1
+            for e in range(ENEMY_FIRST, LOCATION_FIRST):
+                if S[ZONE + e] == ENGAGED:
+                    options[n, k] = e
+                    k += 1
+            slots[n] = c
+            n_options[n] = k
+            n += 1
+    return n
+
+
+@njit(cache=True)
+def product_size(n_options, n, cap):
+    """The product of the option counts, or ``cap + 1`` once it exceeds ``cap``."""
+    size = 1
+    for i in range(n):
+        size *= n_options[i]
+        if size > cap:
+            return cap + 1
+    return size
+
+
+@njit(cache=True)
+def is_legal_vector(S, act, scratch, err, log):
+    scratch[:] = S
+    return apply_decision(scratch, act, err, log) == OK
+
+
+@njit(cache=True)
+def enumerate_legal(S, limit):
+    """All legal actions as option-index rows over the slots.
+
+    Returns (slots, options, rows); ``rows`` has one row per legal action, or
+    is None-like (shape (0, 0)) with slots[0] == TOO_MANY when the product of
+    option counts exceeds ``limit``."""
+    slots = np.empty(N_CARDS, np.int64)
+    options = np.empty((N_CARDS, MAX_OPTIONS), np.int64)
+    n_options = np.empty(N_CARDS, np.int64)
+    n = decision_slots(S, slots, options, n_options)
+    total = product_size(n_options, n, limit)
+    if total > limit:
+        slots[0] = TOO_MANY
+        return slots[:1], options[:0], np.empty((0, 0), np.int8)
+    rows = np.empty((total, n), np.int8)
+    digits = np.zeros(n, np.int64)
+    act = np.empty(N_CARDS, np.int64)
+    scratch = S.copy()
+    err = np.zeros(4, np.int64)
+    log = no_log()
+    count = 0
+    for _ in range(total):
+        act[:] = NO_CHOICE
+        for i in range(n):
+            act[slots[i]] = options[i, digits[i]]
+        if is_legal_vector(S, act, scratch, err, log):
+            for i in range(n):
+                rows[count, i] = digits[i]
+            count += 1
+        for i in range(n):  # odometer step
+            digits[i] += 1
+            if digits[i] < n_options[i]:
+                break
+            digits[i] = 0
+    return slots[:n], options[:n], rows[:count]
+
+
+@njit(cache=True)
+def sample_legal(S, rs, act, max_tries, limit):
+    """Fill ``act`` with a uniformly drawn legal action; return False if none was found.
+
+    Draws from the product of the slot options and rejects illegal draws; after
+    ``max_tries`` rejections it enumerates (when the product is within ``limit``)."""
+    slots = np.empty(N_CARDS, np.int64)
+    options = np.empty((N_CARDS, MAX_OPTIONS), np.int64)
+    n_options = np.empty(N_CARDS, np.int64)
+    n = decision_slots(S, slots, options, n_options)
+    scratch = S.copy()
+    err = np.zeros(4, np.int64)
+    log = no_log()
+    for _ in range(max_tries):
+        act[:] = NO_CHOICE
+        for i in range(n):
+            act[slots[i]] = options[i, below(rs, n_options[i])]
+        if is_legal_vector(S, act, scratch, err, log):
+            return True
+    slots, options, rows = enumerate_legal(S, limit)
+    if rows.shape[0] == 0:
+        return False
+    pick = below(rs, rows.shape[0])
+    act[:] = NO_CHOICE
+    for i in range(slots.shape[0]):
+        act[slots[i]] = options[i, rows[pick, i]]
+    return True

@@ -1,0 +1,351 @@
+"""``GameState``: the narrow interface every agent and tool speaks.
+
+The game runs its rule-based phases and chance events by itself and stops at
+each decision that has a choice (a decision with a single legal action is
+applied for the player). A state is a flat integer array (``layout``) behind
+this class; the compiled core does the work.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from enum import IntEnum
+
+import numpy as np
+
+from lotr_sim import layout as L
+from lotr_sim.actions import Action, Stage, decode, encode
+from lotr_sim.cards import N_CARDS
+from lotr_sim.errors import IllegalActionError, TooManyActionsError, rule_error_message
+from lotr_sim.legal import TOO_MANY, enumerate_legal, sample_legal
+from lotr_sim.observation import Observation, observe
+from lotr_sim.playout import play_out
+from lotr_sim.policies import POLICY_NAMES, policy_action
+from lotr_sim.rules import apply_action, determinize, new_state
+from lotr_sim.trace import Event, format_trace
+
+DEFAULT_ACTION_LIMIT = 1_000_000
+_LOG_ROWS = 512
+# A log with no rows: the core records nothing into it (it holds no state).
+_NO_LOG = np.zeros((0, L.EVENT_WIDTH), np.int64)
+
+
+class Outcome(IntEnum):
+    ONGOING = L.ONGOING
+    WIN = L.WIN
+    LOST_BY_THREAT = L.LOST_BY_THREAT
+    LOST_BY_HEROES = L.LOST_BY_HEROES
+
+    @property
+    def label(self) -> str:
+        return self.name.lower().replace("_", " ")
+
+
+RandomSource = np.random.Generator | int
+
+
+def _stream(rng: RandomSource) -> np.ndarray:
+    """A core random stream drawn from a numpy Generator, or seeded by an int."""
+    if isinstance(rng, np.random.Generator):
+        return np.array([rng.bit_generator.random_raw()], dtype=np.uint64)
+    if isinstance(rng, (int, np.integer)) and 0 <= rng < 2**64:
+        return np.array([rng], dtype=np.uint64)
+    raise TypeError(f"rng must be a numpy Generator or an int seed in [0, 2**64), got {rng!r}")
+
+
+def parse_difficulty(difficulty: str | int) -> int:
+    if isinstance(difficulty, str) and difficulty in L.DIFFICULTIES:
+        return L.DIFFICULTIES.index(difficulty)
+    raise ValueError(f"unknown difficulty {difficulty!r}; valid: {', '.join(L.DIFFICULTIES)}")
+
+
+def parse_policy(policy: str) -> int:
+    if policy in POLICY_NAMES:
+        return POLICY_NAMES.index(policy)
+    raise ValueError(f"unknown policy {policy!r}; valid: {', '.join(POLICY_NAMES)}")
+
+
+class GameState:
+    """One game of the model in RULES.md.
+
+    ``GameState("hard", seed=7)`` deals a game; the same difficulty, seed and
+    decisions give the same game on any machine. ``trace=True`` records the
+    events for ``trace_text()``.
+    """
+
+    __slots__ = ("_s", "_events")
+
+    def __init__(self, difficulty: str = "hard", seed: int = 0, *, full_scenario: bool = False, trace: bool = False):
+        if not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2**64:
+            raise ValueError(f"seed must be an integer in [0, 2**64), got {seed!r}")
+        self._events: list[Event] | None = [] if trace else None
+        log = self._new_log()
+        self._s = new_state(parse_difficulty(difficulty), 3 if full_scenario else 1, np.uint64(seed), log)
+        self._record(log)
+
+    # -- what the game is waiting for -------------------------------------------------
+    @property
+    def stage(self) -> Stage | None:
+        """The pending decision, or None when the game is over."""
+        phase = int(self._s[L.PHASE])
+        return None if phase == L.GAME_OVER else Stage(phase)
+
+    @property
+    def is_over(self) -> bool:
+        return self._s[L.PHASE] == L.GAME_OVER
+
+    @property
+    def outcome(self) -> Outcome:
+        return Outcome(int(self._s[L.OUTCOME]))
+
+    @property
+    def round(self) -> int:
+        return int(self._s[L.ROUND])
+
+    @property
+    def threat(self) -> int:
+        return int(self._s[L.THREAT_LEVEL])
+
+    @property
+    def difficulty(self) -> str:
+        return L.DIFFICULTIES[int(self._s[L.DIFFICULTY])]
+
+    def observation(self) -> Observation:
+        """The visible part of the state; never the order of a deck."""
+        return observe(self._s)
+
+    # -- actions ----------------------------------------------------------------------
+    def legal_actions(self, limit: int = DEFAULT_ACTION_LIMIT) -> LegalActions:
+        """The legal actions of the pending decision, decoded lazily.
+
+        Cost: one rule check per combination of the decision's per-card
+        options (2**hand for planning, 2**ready for questing, (ready+heroes)**engaged
+        for defense, (engaged+1)**ready for attack). Raises TooManyActionsError
+        when that product exceeds ``limit``; use ``sample_action`` and
+        ``is_legal`` instead."""
+        self._require_decision()
+        slots, options, rows = enumerate_legal(self._s, limit)
+        if slots.shape[0] == 1 and slots[0] == TOO_MANY:
+            raise TooManyActionsError(
+                f"{self.stage.label} has more than {limit} candidate actions; "
+                "use sample_action() and is_legal(), or raise the limit"
+            )
+        return LegalActions(self.stage, slots, options, rows)
+
+    def why_illegal(self, action: Action) -> str | None:
+        """None if ``action`` is legal now, else the reason."""
+        try:
+            self._checked_copy(action)
+        except IllegalActionError as error:
+            return str(error)
+        return None
+
+    def is_legal(self, action: Action) -> bool:
+        return self.why_illegal(action) is None
+
+    def apply(self, action: Action) -> None:
+        """Apply the pending decision and run the game to the next one.
+
+        Raises IllegalActionError (saying why) and leaves the state unchanged
+        if the action is not legal."""
+        state, log = self._checked_copy(action)
+        self._s = state
+        self._record(log)
+
+    def sample_action(self, rng: RandomSource) -> Action:
+        """A legal action drawn uniformly, without enumerating them all."""
+        self._require_decision()
+        act = np.empty(N_CARDS, np.int64)
+        if not sample_legal(self._s, _stream(rng), act, 100_000, DEFAULT_ACTION_LIMIT):
+            raise TooManyActionsError(f"no legal {self.stage.label} action found by sampling")
+        return decode(self.stage, act)
+
+    def policy_action(self, policy: str, rng: RandomSource) -> Action:
+        """The choice of the compiled ``random`` or ``expert`` policy (RULES.md)."""
+        self._require_decision()
+        act = np.empty(N_CARDS, np.int64)
+        policy_action(self._s, parse_policy(policy), _stream(rng), act)
+        return decode(self.stage, act)
+
+    def play_out(self, policies: str | Sequence[str], rng: RandomSource) -> Outcome:
+        """Play this game to its end in the compiled core, in place.
+
+        ``policies``: one policy name for every decision, or five names for
+        planning, questing, travel, defense and attack."""
+        names = [policies] * 5 if isinstance(policies, str) else list(policies)
+        if len(names) != 5:
+            raise ValueError(f"policies: give one name or five (one per decision), got {len(names)}")
+        codes = np.array([parse_policy(name) for name in names], np.int64)
+        log = self._new_log(rows=_LOG_ROWS * 30)
+        outcome = play_out(self._s, codes, _stream(rng), log)
+        self._record(log)
+        return Outcome(int(outcome))
+
+    # -- copies -----------------------------------------------------------------------
+    def clone(self) -> GameState:
+        """An independent copy (deck order included: not for honest agents' eyes)."""
+        copy = GameState.__new__(GameState)
+        copy._s = self._s.copy()
+        copy._events = None if self._events is None else list(self._events)
+        return copy
+
+    def determinize(self, rng: RandomSource) -> GameState:
+        """A copy whose hidden deck orders are re-drawn uniformly among those
+        consistent with the observation."""
+        copy = self.clone()
+        determinize(copy._s, _stream(rng))
+        return copy
+
+    # -- records ----------------------------------------------------------------------
+    def trace(self) -> list[Event]:
+        """The recorded events (requires ``trace=True``)."""
+        if self._events is None:
+            raise ValueError("this game was created without trace=True")
+        return list(self._events)
+
+    def trace_text(self) -> str:
+        """The game so far, round by round."""
+        return format_trace(self.trace())
+
+    def to_dict(self) -> dict:
+        """The full state (hidden deck order included) as JSON-ready data."""
+        return state_to_dict(self._s)
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict())
+
+    @classmethod
+    def from_dict(cls, data: dict) -> GameState:
+        state = cls.__new__(cls)
+        state._s = state_from_dict(data)
+        state._events = None
+        return state
+
+    @classmethod
+    def from_json(cls, text: str) -> GameState:
+        return cls.from_dict(json.loads(text))
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, GameState) and np.array_equal(self._s, other._s)
+
+    __hash__ = None
+
+    def __repr__(self) -> str:
+        where = self.outcome.label if self.is_over else f"{self.stage.label} pending"
+        return f"<GameState {self.difficulty}, round {self.round}, threat {self.threat}, {where}>"
+
+    # -- internals --------------------------------------------------------------------
+    def _require_decision(self) -> None:
+        if self.is_over:
+            raise IllegalActionError("the game is over: there is no decision to make")
+
+    def _new_log(self, rows: int = _LOG_ROWS) -> np.ndarray:
+        return _NO_LOG if self._events is None else np.zeros((rows, L.EVENT_WIDTH), np.int64)
+
+    def _record(self, log: np.ndarray) -> None:
+        if self._events is not None:
+            self._events.extend(Event(*map(int, row)) for row in log[1 : log[0, 0] + 1])
+
+    def _checked_copy(self, action: Action) -> tuple[np.ndarray, np.ndarray]:
+        self._require_decision()
+        stage = self.stage
+        if getattr(action, "stage", None) != stage:
+            raise IllegalActionError(
+                f"the pending decision is {stage.label}: expected a {stage.label} action, got {action!r}"
+            )
+        state = self._s.copy()
+        err = np.zeros(4, np.int64)
+        log = self._new_log()
+        if apply_action(state, encode(action), err, log) != L.OK:
+            raise IllegalActionError(rule_error_message(err))
+        return state, log
+
+
+class LegalActions(Sequence):
+    """The legal actions of one decision, decoded on access."""
+
+    __slots__ = ("stage", "_slots", "_options", "_rows")
+
+    def __init__(self, stage: Stage, slots: np.ndarray, options: np.ndarray, rows: np.ndarray):
+        self.stage = stage
+        self._slots = slots
+        self._options = options
+        self._rows = rows
+
+    def __len__(self) -> int:
+        return self._rows.shape[0]
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        row = self._rows[index]
+        act = np.full(N_CARDS, L.NO_CHOICE, np.int64)
+        act[self._slots] = self._options[np.arange(len(self._slots)), row]
+        return decode(self.stage, act)
+
+    def __repr__(self) -> str:
+        return f"<{len(self)} legal {self.stage.label} actions>"
+
+
+PHASE_NAMES = ("resource", "planning", "questing", "travel", "encounter", "defense", "attack", "refresh", "game over")
+_SECTIONS = (
+    ("damage", L.DAMAGE, N_CARDS),
+    ("exhausted", L.EXHAUSTED, N_CARDS),
+    ("player_deck_order", L.PLAYER_DECK_ORDER, L.PLAYER_DECK_SIZE),
+    ("encounter_deck_order", L.ENCOUNTER_DECK_ORDER, L.ENCOUNTER_DECK_SIZE),
+    ("resources", L.RESOURCES, 3),
+)
+_SCALARS = (
+    ("player_top", L.PLAYER_TOP),
+    ("encounter_top", L.ENCOUNTER_TOP),
+    ("encounter_length", L.ENCOUNTER_LEN),
+    ("threat", L.THREAT_LEVEL),
+    ("round", L.ROUND),
+    ("quest_progress", L.QUEST_PROGRESS),
+    ("quest_stage", L.QUEST_STAGE),
+    ("quest_stages", L.QUEST_STAGE_COUNT),
+    ("location_progress", L.LOCATION_PROGRESS),
+)
+_NAMED = (
+    ("difficulty", L.DIFFICULTY, L.DIFFICULTIES),
+    ("phase", L.PHASE, PHASE_NAMES),
+    ("outcome", L.OUTCOME, tuple(o.label for o in Outcome)),
+)
+
+
+def state_to_dict(S: np.ndarray) -> dict:
+    data = {"format": "lotr_sim.state/1"}
+    for name, offset, names in _NAMED:
+        data[name] = names[int(S[offset])]
+    for name, offset in _SCALARS:
+        data[name] = int(S[offset])
+    for name, offset, size in _SECTIONS:
+        data[name] = S[offset : offset + size].tolist()
+    data["zones"] = [L.ZONE_NAMES[int(z)] for z in S[L.ZONE : L.ZONE + N_CARDS]]
+    return data
+
+
+def state_from_dict(data: dict) -> np.ndarray:
+    """Rebuild a state array from ``state_to_dict`` data, checking every field."""
+    if data.get("format") != "lotr_sim.state/1":
+        raise ValueError(f"format: expected 'lotr_sim.state/1', got {data.get('format')!r}")
+    S = np.zeros(L.STATE_SIZE, np.int64)
+    try:
+        for name, offset, names in _NAMED:
+            if data[name] not in names:
+                raise ValueError(f"{name}: {data[name]!r} is not one of {', '.join(names)}")
+            S[offset] = names.index(data[name])
+        for name, offset in _SCALARS:
+            S[offset] = int(data[name])
+        for name, offset, size in _SECTIONS:
+            if len(data[name]) != size:
+                raise ValueError(f"{name}: expected {size} entries, got {len(data[name])}")
+            S[offset : offset + size] = data[name]
+        zones = data["zones"]
+        if len(zones) != N_CARDS or any(z not in L.ZONE_NAMES for z in zones):
+            raise ValueError(f"zones: expected {N_CARDS} zone names from {', '.join(L.ZONE_NAMES)}")
+        S[L.ZONE : L.ZONE + N_CARDS] = [L.ZONE_NAMES.index(z) for z in zones]
+    except KeyError as missing:
+        raise ValueError(f"state data lacks the field {missing}") from None
+    return S

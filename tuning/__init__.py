@@ -1,0 +1,1 @@
+"""The study orchestrator and the ``lotr`` command line."""
