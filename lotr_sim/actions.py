@@ -18,7 +18,21 @@ from lotr_sim.cards import N_CARDS, card_label
 from lotr_sim.errors import IllegalActionError
 
 
-class Stage(IntEnum):
+class LabelledEnum(IntEnum):
+    """An IntEnum that prints as its lower-case name ("lost by heroes")."""
+
+    @property
+    def label(self) -> str:
+        return self.name.lower().replace("_", " ")
+
+    def __str__(self) -> str:
+        return self.label
+
+    def __format__(self, spec: str) -> str:
+        return format(self.label, spec)
+
+
+class Stage(LabelledEnum):
     """The five decisions of a round (values are the core's phase codes)."""
 
     PLANNING = L.PLANNING
@@ -26,10 +40,6 @@ class Stage(IntEnum):
     TRAVEL = L.TRAVEL
     DEFENSE = L.DEFENSE
     ATTACK = L.ATTACK
-
-    @property
-    def label(self) -> str:
-        return self.name.lower()
 
 
 def _card_id(value, field: str) -> int:
@@ -178,15 +188,19 @@ def encode(action: Action) -> np.ndarray:
 
 def decode(stage: Stage, act: np.ndarray) -> Action:
     """The action of a core action vector for ``stage``."""
-    chosen = np.flatnonzero(act != L.NO_CHOICE).tolist()
+    return decode_choices(stage, [(card, value) for card, value in enumerate(act.tolist()) if value != L.NO_CHOICE])
+
+
+def decode_choices(stage: Stage, choices: list[tuple[int, int]]) -> Action:
+    """The action of (card, action-vector value) pairs, NO_CHOICE values left out."""
     if stage == Stage.PLANNING:
-        return Plan(chosen)
+        return Plan([card for card, _ in choices])
     if stage == Stage.QUESTING:
-        return Quest(chosen)
+        return Quest([card for card, _ in choices])
     if stage == Stage.TRAVEL:
-        return Travel(chosen[0] if chosen else None)
+        return Travel(choices[0][0] if choices else None)
     if stage == Stage.DEFENSE:
-        blocks = [(e, int(act[e])) for e in chosen if act[e] < L.UNDEFENDED]
-        hits = [(e, int(act[e]) - L.UNDEFENDED) for e in chosen if act[e] >= L.UNDEFENDED]
+        blocks = [(e, v) for e, v in choices if v < L.UNDEFENDED]
+        hits = [(e, v - L.UNDEFENDED) for e, v in choices if v >= L.UNDEFENDED]
         return Defend(blocks, hits)
-    return Attack([(c, int(act[c])) for c in chosen])
+    return Attack(choices)

@@ -86,7 +86,8 @@ def product_size(n_options, n, cap):
 
 @njit(cache=True)
 def is_legal_vector(S, act, scratch, err, log):
-    scratch[:] = S
+    for i in range(S.shape[0]):  # faster than a slice assignment here
+        scratch[i] = S[i]
     return apply_decision(scratch, act, err, log) == OK
 
 

@@ -10,12 +10,11 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from enum import IntEnum
 
 import numpy as np
 
 from lotr_sim import layout as L
-from lotr_sim.actions import Action, Stage, decode, encode
+from lotr_sim.actions import Action, LabelledEnum, Stage, decode, decode_choices, encode
 from lotr_sim.cards import N_CARDS
 from lotr_sim.errors import IllegalActionError, TooManyActionsError, rule_error_message
 from lotr_sim.legal import TOO_MANY, enumerate_legal, sample_legal
@@ -26,20 +25,19 @@ from lotr_sim.rules import apply_action, determinize, new_state
 from lotr_sim.trace import Event, format_trace
 
 DEFAULT_ACTION_LIMIT = 1_000_000
+_STAGE_OF_PHASE = tuple(Stage(p) if p in L.DECISION_PHASES else None for p in range(L.GAME_OVER + 1))
 _LOG_ROWS = 512
 # A log with no rows: the core records nothing into it (it holds no state).
 _NO_LOG = np.zeros((0, L.EVENT_WIDTH), np.int64)
 
 
-class Outcome(IntEnum):
+class Outcome(LabelledEnum):
+    """How a game stands: ongoing, or how it ended."""
+
     ONGOING = L.ONGOING
     WIN = L.WIN
     LOST_BY_THREAT = L.LOST_BY_THREAT
     LOST_BY_HEROES = L.LOST_BY_HEROES
-
-    @property
-    def label(self) -> str:
-        return self.name.lower().replace("_", " ")
 
 
 RandomSource = np.random.Generator | int
@@ -88,8 +86,7 @@ class GameState:
     @property
     def stage(self) -> Stage | None:
         """The pending decision, or None when the game is over."""
-        phase = int(self._s[L.PHASE])
-        return None if phase == L.GAME_OVER else Stage(phase)
+        return _STAGE_OF_PHASE[self._s[L.PHASE]]
 
     @property
     def is_over(self) -> bool:
@@ -269,8 +266,8 @@ class LegalActions(Sequence):
 
     def __init__(self, stage: Stage, slots: np.ndarray, options: np.ndarray, rows: np.ndarray):
         self.stage = stage
-        self._slots = slots
-        self._options = options
+        self._slots = slots.tolist()
+        self._options = options.tolist()
         self._rows = rows
 
     def __len__(self) -> int:
@@ -279,10 +276,9 @@ class LegalActions(Sequence):
     def __getitem__(self, index):
         if isinstance(index, slice):
             return [self[i] for i in range(*index.indices(len(self)))]
-        row = self._rows[index]
-        act = np.full(N_CARDS, L.NO_CHOICE, np.int64)
-        act[self._slots] = self._options[np.arange(len(self._slots)), row]
-        return decode(self.stage, act)
+        values = (options[k] for options, k in zip(self._options, self._rows[index].tolist()))
+        choices = [(card, value) for card, value in zip(self._slots, values) if value != L.NO_CHOICE]
+        return decode_choices(self.stage, choices)
 
     def __repr__(self) -> str:
         return f"<{len(self)} legal {self.stage.label} actions>"
