@@ -70,12 +70,13 @@ def describe(event: Event) -> str:
 
 
 def format_trace(events: list[Event]) -> str:
-    """The events as text: a header per round, one indented line per event."""
+    """The events as text: a header per round, one indented line per event,
+    the outcome on a line of its own."""
     lines = []
     for event in events:
         if event.kind == L.EV_ROUND:
             lines.append(f"Round {event.round} ({describe(event)})")
-        elif event.round == 0:
+        elif event.round == 0 or event.kind == L.EV_OUTCOME:
             lines.append(describe(event))
         else:
             lines.append("  " + describe(event))

@@ -1,0 +1,101 @@
+"""The `lotr` command line, the batch evaluation and the win-rate intervals."""
+
+import json
+
+import pytest
+
+from lotr_sim.evaluate import CHUNK_GAMES, evaluate_policies
+from lotr_sim.stats import normal_half_width, wilson_interval
+from tuning.cli import main
+
+
+def run_cli(capsys, *argv):
+    try:
+        code = main(list(argv))
+    except SystemExit as stop:
+        code = stop.code
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+@pytest.mark.parametrize(
+    "argv, field, valid",
+    [
+        (("eval", "--difficulty", "nightmare"), "difficulty", "easy, medium, hard"),
+        (("eval", "--policy", "smart"), "policy", "random, expert"),
+        (("play", "--difficulty", "nightmare"), "difficulty", "easy, medium, hard"),
+        (("play", "--policy", "mcts"), "policy", "random, expert"),
+    ],
+)
+def test_unknown_values_give_one_line_listing_the_valid_ones_and_exit_2(capsys, argv, field, valid):
+    code, out, err = run_cli(capsys, *argv)
+    assert code == 2
+    assert out == ""
+    assert len(err.strip().splitlines()) == 1
+    assert f"unknown {field}" in err and valid in err
+
+
+@pytest.mark.parametrize("argv", [("eval", "--games", "0"), ("eval", "--seed", "-1"), ("eval", "--workers", "x")])
+def test_bad_numbers_are_rejected_in_one_line(capsys, argv):
+    code, _, err = run_cli(capsys, *argv)
+    assert code == 2 and len(err.strip().splitlines()) == 1
+
+
+def test_play_prints_the_trace_of_one_game(capsys):
+    code, out, _ = run_cli(capsys, "play", "--difficulty", "hard", "--seed", "7", "--policy", "expert")
+    assert code == 0
+    assert out.startswith("setup: Forest Spider#22 starts in the staging area")
+    assert "Round 1 (threat 24)" in out
+    assert out.strip().splitlines()[-1].startswith("game over: ")
+    again = run_cli(capsys, "play", "--difficulty", "hard", "--seed", "7", "--policy", "expert")[1]
+    assert again == out
+
+
+def test_eval_json_reports_rate_interval_losses_rounds_and_speed(capsys):
+    code, out, _ = run_cli(capsys, "eval", "--policy", "random", "--difficulty", "medium", "--games", "2000", "--json")
+    assert code == 0
+    result = json.loads(out)
+    assert result["games"] == 2000
+    assert result["wins"] + result["lost_by_threat"] + result["lost_by_heroes"] == 2000
+    low, high = result["wilson_95"]
+    assert low < result["win_rate"] < high
+    assert sum(result["rounds_histogram"].values()) == 2000
+    assert result["games_per_second"] > 0 and result["mean_rounds"] > 1
+
+
+def test_eval_text_report_names_the_figures(capsys):
+    code, out, _ = run_cli(capsys, "eval", "--games", "500", "--difficulty", "easy")
+    assert code == 0
+    assert "500 games" in out and "95% Wilson interval" in out and "by threat" in out and "games/s" in out
+
+
+def test_results_do_not_depend_on_the_number_of_workers():
+    games = CHUNK_GAMES + 5_000  # two chunks
+    one = evaluate_policies("random", "hard", games, seed=11, workers=1)
+    two = evaluate_policies("random", "hard", games, seed=11, workers=2)
+    assert (one.wins, one.lost_by_threat, one.rounds_histogram) == (two.wins, two.lost_by_threat, two.rounds_histogram)
+
+
+def test_same_seed_same_deals_different_seed_different_games():
+    a = evaluate_policies("random", "medium", 3000, seed=1)
+    b = evaluate_policies("random", "medium", 3000, seed=1)
+    c = evaluate_policies("random", "medium", 3000, seed=2)
+    assert (a.wins, a.rounds_histogram) == (b.wins, b.rounds_histogram)
+    assert (a.wins, a.rounds_histogram) != (c.wins, c.rounds_histogram)
+
+
+def test_per_stage_policies_are_used_per_stage():
+    all_random = evaluate_policies("random", "hard", 5000, seed=3)
+    expert_defense = evaluate_policies(["random", "random", "random", "expert", "random"], "hard", 5000, seed=3)
+    assert expert_defense.wins > all_random.wins
+
+
+def test_wilson_interval_known_values():
+    low, high = wilson_interval(50, 100)
+    assert low == pytest.approx(0.4038, abs=1e-4) and high == pytest.approx(0.5962, abs=1e-4)
+    low, high = wilson_interval(0, 10)
+    assert low == 0.0 and high == pytest.approx(0.2775, abs=1e-4)
+
+
+def test_normal_half_width_is_the_thesis_formula():
+    assert normal_half_width(4530, 100_000) == pytest.approx(0.0013, abs=1e-4)  # Table 3.2: 4.53 +- 0.13
