@@ -1,0 +1,162 @@
+"""Shared helpers: hand-made game positions and a few walks through real games.
+
+``make_state`` edits the full-state dict of a dealt game (``GameState.to_dict``)
+into a consistent position: every one of the 43 card ids ends up in exactly one
+zone, and the unread parts of both deck-order arrays hold exactly the cards of
+the deck zones, in the order asked for.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from lotr_sim import GameState
+from lotr_sim import layout as L
+from lotr_sim.cards import ALLY_IDS, ENEMY_IDS, HERO_IDS, LOCATION_IDS, N_CARDS
+
+ENCOUNTER_IDS = ENEMY_IDS + LOCATION_IDS
+
+# make_state keyword -> zone name (layout.ZONE_NAMES)
+_ZONE_KEYWORDS = {
+    "hand": "hand",
+    "in_play": "in play",
+    "player_discard": "player discard",
+    "staging": "staging area",
+    "engaged": "engagement area",
+    "encounter_discard": "encounter discard",
+    "destroyed_heroes": "destroyed heroes",
+}
+
+
+def make_state(
+    difficulty: str = "hard",
+    seed: int = 0,
+    *,
+    phase: str = "planning",
+    hand=(),
+    in_play=(),
+    player_discard=(),
+    staging=(),
+    engaged=(),
+    active_location=None,
+    encounter_discard=(),
+    destroyed_heroes=(),
+    player_deck=None,
+    encounter_deck=None,
+    next_encounter=(),
+    threat: int = 24,
+    resources=(0, 0, 0),
+    damage=None,
+    exhausted=(),
+    quest_progress: int = 0,
+    quest_stage: int = 0,
+    quest_stages: int = 1,
+    location_progress: int = 0,
+    round: int = 1,
+) -> GameState:
+    """A hand-made position, waiting at ``phase``.
+
+    Heroes not listed in ``destroyed_heroes`` are in play; ``in_play`` adds
+    allies. Allies not placed anywhere go to the player deck (after the ones
+    listed in ``player_deck``, which is the full deck, top first, when given;
+    then unplaced allies go to the player discard instead). Encounter cards not
+    placed anywhere go to the encounter deck after ``next_encounter`` (so the
+    next reveals are known); ``encounter_deck`` gives the whole deck, top
+    first, and sends unplaced encounter cards to the encounter discard. On easy,
+    unplaced locations stay out of the game.
+    """
+    data = GameState(difficulty, seed=seed).to_dict()
+    zones: dict[int, str] = {}
+
+    def put(cards, zone):
+        for c in cards:
+            assert c not in zones, f"card {c} placed twice ({zones[c]} and {zone})"
+            zones[c] = zone
+
+    placed = {
+        "hand": hand,
+        "in_play": in_play,
+        "player_discard": player_discard,
+        "staging": staging,
+        "engaged": engaged,
+        "encounter_discard": encounter_discard,
+        "destroyed_heroes": destroyed_heroes,
+    }
+    for keyword, cards in placed.items():
+        put(cards, _ZONE_KEYWORDS[keyword])
+    if active_location is not None:
+        put([active_location], "active location")
+    for h in HERO_IDS:
+        if h not in zones:
+            zones[h] = "in play"
+    assert all(zones[h] in ("in play", "destroyed heroes") for h in HERO_IDS)
+
+    # Player deck: top first.
+    if player_deck is None:
+        deck = [c for c in ALLY_IDS if c not in zones]
+    else:
+        deck = list(player_deck)
+        put([c for c in ALLY_IDS if c not in zones and c not in deck], "player discard")
+    put(deck, "player deck")
+    size = L.PLAYER_DECK_SIZE
+    drawn = [c for c in ALLY_IDS if c not in deck]
+    data["player_deck_order"] = drawn + deck
+    data["player_top"] = size - len(deck)
+
+    # Encounter deck: top first.
+    if difficulty == "easy":
+        put([c for c in LOCATION_IDS if c not in zones and c not in next_encounter and
+             (encounter_deck is None or c not in encounter_deck)], "out of game")
+    if encounter_deck is None:
+        edeck = list(next_encounter) + [c for c in ENCOUNTER_IDS if c not in zones and c not in next_encounter]
+    else:
+        assert not next_encounter, "give either encounter_deck or next_encounter"
+        edeck = list(encounter_deck)
+        put([c for c in ENCOUNTER_IDS if c not in zones and c not in edeck], "encounter discard")
+    put(edeck, "encounter deck")
+    length = data["encounter_length"]
+    if len(edeck) > length:  # e.g. a hard position with both setup cards back in the deck
+        length = data["encounter_length"] = L.ENCOUNTER_DECK_SIZE
+    gone = [c for c in ENCOUNTER_IDS if c not in edeck][: length - len(edeck)]
+    order = gone + edeck
+    data["encounter_deck_order"] = order + [0] * (L.ENCOUNTER_DECK_SIZE - len(order))
+    data["encounter_top"] = length - len(edeck)
+
+    assert sorted(zones) == list(range(N_CARDS)), "every card must be in exactly one zone"
+    data["zones"] = [zones[c] for c in range(N_CARDS)]
+    data["phase"] = phase
+    data["outcome"] = "ongoing"
+    data["threat"] = threat
+    data["resources"] = list(resources)
+    data["damage"] = [0] * N_CARDS
+    for card, value in (damage or {}).items():
+        data["damage"][card] = value
+    data["exhausted"] = [1 if c in exhausted else 0 for c in range(N_CARDS)]
+    data["quest_progress"] = quest_progress
+    data["quest_stage"] = quest_stage
+    data["quest_stages"] = quest_stages
+    data["location_progress"] = location_progress
+    data["round"] = round
+    return GameState.from_dict(data)
+
+
+def walk(difficulty: str, seed: int, rng_seed: int, max_states: int | None = None):
+    """The states at every decision of one game played with uniformly sampled actions."""
+    rng = np.random.default_rng(rng_seed)
+    g = GameState(difficulty, seed=seed)
+    states = []
+    while not g.is_over and (max_states is None or len(states) < max_states):
+        states.append(g.clone())
+        g.apply(g.sample_action(rng))
+    return states
+
+
+@pytest.fixture(scope="session")
+def decision_states():
+    """A few hundred decision states from random games on every difficulty."""
+    states = []
+    for difficulty in ("easy", "medium", "hard"):
+        for seed in range(8):
+            states.extend(walk(difficulty, seed, rng_seed=100 + seed))
+    return states

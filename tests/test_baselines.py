@@ -1,0 +1,91 @@
+"""The thesis's random agent wins as often as RULES.md says (100,000 games per difficulty).
+
+RULES.md: under these rules the random agent wins easy 54.15 %, medium 52.80 %,
+hard 4.25 % (4,000,000 games each). With 100,000 games the standard error is about
+0.16 points (easy, medium) and 0.06 points (hard); the tolerances are about three
+and five standard errors. The seed is fixed, so the result is reproducible.
+"""
+
+import numpy as np
+import pytest
+
+from lotr_sim import layout as L
+from lotr_sim.playout import play_games
+
+GAMES = 100_000
+SEED = 0
+RANDOM_EVERYWHERE = np.zeros(5, np.int64)  # policies.RANDOM for all five decisions
+
+
+def random_agent_games(difficulty: int, games: int = GAMES, seed: int = SEED):
+    outcomes = np.empty(games, np.int64)
+    rounds = np.empty(games, np.int64)
+    play_games(difficulty, 1, RANDOM_EVERYWHERE, np.uint64(seed), 0, outcomes, rounds)
+    return outcomes, rounds
+
+
+@pytest.mark.parametrize(
+    "difficulty, expected, tolerance",
+    [(L.EASY, 54.15, 0.5), (L.MEDIUM, 52.80, 0.5), (L.HARD, 4.25, 0.3)],
+    ids=["easy", "medium", "hard"],
+)
+def test_random_agent_win_rate(difficulty, expected, tolerance):
+    outcomes, rounds = random_agent_games(difficulty)
+    assert set(np.unique(outcomes)) <= {L.WIN, L.LOST_BY_THREAT, L.LOST_BY_HEROES}
+    assert rounds.min() >= 1
+    win_rate = 100 * np.mean(outcomes == L.WIN)
+    assert abs(win_rate - expected) <= tolerance, f"random agent wins {win_rate:.2f} %, expected {expected} %"
+    if difficulty == L.EASY:
+        # Easy has no locations: the staging threat stays low and threat never reaches 50.
+        assert not np.any(outcomes == L.LOST_BY_THREAT)
+
+
+def test_play_games_is_reproducible_and_chunkable():
+    """Games are numbered: playing 0..999 at once or as 0..499 + 500..999 gives the same games."""
+    whole, whole_rounds = random_agent_games(L.HARD, games=1000, seed=5)
+    again, _ = random_agent_games(L.HARD, games=1000, seed=5)
+    assert np.array_equal(whole, again)
+    first = np.empty(500, np.int64)
+    second = np.empty(500, np.int64)
+    r1 = np.empty(500, np.int64)
+    r2 = np.empty(500, np.int64)
+    play_games(L.HARD, 1, RANDOM_EVERYWHERE, np.uint64(5), 0, first, r1)
+    play_games(L.HARD, 1, RANDOM_EVERYWHERE, np.uint64(5), 500, second, r2)
+    assert np.array_equal(np.concatenate([first, second]), whole)
+    assert np.array_equal(np.concatenate([r1, r2]), whole_rounds)
+    other, _ = random_agent_games(L.HARD, games=1000, seed=6)
+    assert not np.array_equal(other, whole)
+
+
+def test_evaluation_function_agrees_with_play_games():
+    evaluate = pytest.importorskip("lotr_sim.evaluate")
+    result = evaluate.evaluate_policies("random", "medium", 5000, seed=3)
+    outcomes, _ = random_agent_games(L.MEDIUM, games=5000, seed=3)
+    assert result.games == 5000
+    assert result.wins == int(np.sum(outcomes == L.WIN))
+    assert result.lost_by_threat == int(np.sum(outcomes == L.LOST_BY_THREAT))
+    assert result.lost_by_heroes == int(np.sum(outcomes == L.LOST_BY_HEROES))
+
+
+@pytest.mark.parametrize(
+    "policies",
+    [np.ones(5, np.int64), np.array([1, 0, 1, 0, 1], np.int64), np.array([0, 1, 0, 1, 0], np.int64)],
+    ids=["expert", "expert-random-mix", "random-expert-mix"],
+)
+def test_compiled_policies_play_whole_games_legally(policies):
+    """play_games raises if a compiled policy ever picks an illegal action."""
+    for difficulty in (L.EASY, L.MEDIUM, L.HARD):
+        outcomes = np.empty(20_000, np.int64)
+        rounds = np.empty(20_000, np.int64)
+        play_games(difficulty, 1, policies, np.uint64(1), 0, outcomes, rounds)
+        assert set(np.unique(outcomes)) <= {L.WIN, L.LOST_BY_THREAT, L.LOST_BY_HEROES}
+        assert rounds.min() >= 1
+
+
+def test_full_scenario_is_harder_than_one_stage():
+    one = np.empty(20_000, np.int64)
+    three = np.empty(20_000, np.int64)
+    rounds = np.empty(20_000, np.int64)
+    play_games(L.MEDIUM, 1, RANDOM_EVERYWHERE, np.uint64(2), 0, one, rounds)
+    play_games(L.MEDIUM, 3, RANDOM_EVERYWHERE, np.uint64(2), 0, three, rounds)
+    assert np.mean(three == L.WIN) < np.mean(one == L.WIN) - 0.05

@@ -1,0 +1,219 @@
+"""The compiled policies: the thesis's expert rules and random agent (RULES.md)."""
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from conftest import make_state
+from lotr_sim import Attack, Defend, Plan, Quest, Travel
+
+ORCS, SPIDER, PATROL, BATS, KING_SPIDER, SPAWN = 18, 22, 26, 27, 28, 30
+NECRO_PASS, OLD_ROAD, FOREST_GATE, MOUNTAINS = 31, 34, 36, 40
+LORIEN, TRACKER, TOOK, TOOK2, RIDER, GANDALF = 3, 6, 9, 10, 12, 15
+
+
+def expert(g, seed=0):
+    return g.policy_action("expert", seed)
+
+
+# -- expert: planning --------------------------------------------------------------------
+
+
+def test_expert_buys_gandalf_when_affordable():
+    g = make_state(phase="planning", hand=[GANDALF, TOOK, TRACKER], resources=(2, 2, 1))
+    assert expert(g) == Plan(buy=[GANDALF])
+
+
+def test_expert_buys_wandering_took_with_gandalf_in_hand_and_four_resources():
+    g = make_state(phase="planning", hand=[GANDALF, LORIEN, TOOK, TOOK2], resources=(2, 1, 1))
+    assert expert(g) == Plan(buy=[TOOK])
+
+
+def test_expert_saves_for_gandalf_with_three_resources():
+    g = make_state(phase="planning", hand=[GANDALF, LORIEN, TOOK], resources=(1, 1, 1))
+    for seed in range(20):
+        assert expert(g, seed) == Plan()
+
+
+def test_expert_with_gandalf_and_no_took_buys_nothing():
+    g = make_state(phase="planning", hand=[GANDALF, LORIEN], resources=(2, 1, 1))
+    assert expert(g) == Plan()
+
+
+def test_expert_without_gandalf_plans_like_the_random_agent():
+    g = make_state(phase="planning", hand=[LORIEN, TRACKER, TOOK, RIDER], resources=(3, 2, 2))
+    choices = set()
+    for seed in range(50):
+        choice = expert(g, seed)
+        assert choice == g.policy_action("random", seed)
+        choices.add(choice)
+    assert len(choices) > 3
+
+
+# -- expert: questing --------------------------------------------------------------------
+
+
+def test_expert_commits_by_willpower_over_defense_until_threat_plus_two():
+    """Keys: Eowyn 4, Dunhere 1, Eleanor 0.5, Tracker 0.5, Rider 0 (defense 0).
+    Staging threat 3 -> need 5: Eowyn (4) + Dunhere (5)."""
+    g = make_state(phase="questing", in_play=[TRACKER, RIDER], staging=[NECRO_PASS])
+    assert expert(g) == Quest(commit=[0, 1])
+
+
+def test_expert_commits_more_when_the_staging_threat_is_higher():
+    """Staging threat 5 -> need 7: Eowyn 4, Dunhere 5, Eleanor and Tracker 7; not the Rider."""
+    g = make_state(phase="questing", in_play=[TRACKER, RIDER], staging=[NECRO_PASS, ORCS])
+    assert expert(g) == Quest(commit=[0, 1, 2, TRACKER])
+
+
+def test_expert_puts_zero_defense_characters_last():
+    """Rider of Rohan (willpower 2, defense 0) ranks below Eleanor (willpower 1, defense 2)."""
+    g = make_state(phase="questing", destroyed_heroes=[0], in_play=[RIDER], staging=[NECRO_PASS])
+    assert expert(g) == Quest(commit=[1, 2])  # 4, then 5 >= 3 + 2
+
+
+def test_expert_commits_just_eowyn_against_an_empty_staging_area():
+    g = make_state(phase="questing", in_play=[GANDALF])
+    assert expert(g) == Quest(commit=[1])  # Eowyn's key 4 beats Gandalf's 1; 4 >= 2
+
+
+def test_expert_commits_everyone_when_it_cannot_reach_the_target():
+    g = make_state(phase="questing", staging=[NECRO_PASS, PATROL, SPAWN])
+    assert expert(g) == Quest(commit=[0, 1, 2])
+
+
+def test_expert_ignores_exhausted_characters_when_questing():
+    g = make_state(phase="questing", in_play=[TRACKER], staging=[NECRO_PASS], exhausted=[1])
+    assert expert(g) == Quest(commit=[0, 2, TRACKER])  # 1 + 1 + 1 = 3 < 5: all ready ones
+
+
+# -- expert: travel ----------------------------------------------------------------------
+
+
+def test_expert_travels_to_smallest_quest_points_over_threat():
+    """Forest Gate 4/2 = 2, Necromancer's Pass 2/3, Old Forest Road 3/1 = 3: the pass."""
+    g = make_state(phase="travel", staging=[NECRO_PASS, OLD_ROAD, FOREST_GATE])
+    assert expert(g) == Travel(NECRO_PASS)
+
+
+def test_expert_travel_compares_ratios_not_quest_points():
+    """Mountains of Mirkwood 3/2 = 1.5 beats Old Forest Road 3/1 though both have 3 points."""
+    g = make_state(phase="travel", staging=[OLD_ROAD, MOUNTAINS])
+    assert expert(g) == Travel(MOUNTAINS)
+    g = make_state(phase="travel", staging=[FOREST_GATE, OLD_ROAD])  # 2 < 3
+    assert expert(g) == Travel(FOREST_GATE)
+
+
+# -- expert: defense ---------------------------------------------------------------------
+
+
+def test_expert_gives_the_strongest_enemy_the_best_defender():
+    """Spawn (attack 5) gets Eleanor (defense 2); the Orcs (attack 2) get Dunhere (defense 1)."""
+    g = make_state(phase="defense", engaged=[ORCS, SPAWN], exhausted=[1])
+    assert expert(g) == Defend(blocks=[(ORCS, 0), (SPAWN, 2)])
+
+
+def test_expert_defends_with_gandalf_against_the_strongest():
+    g = make_state(phase="defense", in_play=[GANDALF, TOOK], engaged=[BATS, KING_SPIDER], exhausted=[0, 1, 2])
+    assert expert(g) == Defend(blocks=[(BATS, TOOK), (KING_SPIDER, GANDALF)])
+
+
+def test_expert_sends_unblocked_damage_to_the_hero_with_most_hitpoints_left():
+    """Nobody ready. Remaining hitpoints: Dunhere 4, Eowyn 2, Eleanor 3. The Orcs (first
+    by id) hit Dunhere (4 -> 2); then the Patrol hits Eleanor (3 left, now the most)."""
+    g = make_state(phase="defense", engaged=[ORCS, PATROL], exhausted=[0, 1, 2], damage={1: 1})
+    assert expert(g) == Defend(undefended=[(ORCS, 0), (PATROL, 2)])
+
+
+def test_expert_leaves_weaker_enemies_unblocked_when_defenders_run_out():
+    """One ready character (Eleanor) for two enemies: she blocks the Spawn; the Orcs'
+    attack goes to the sturdiest hero (Dunhere, 4 hitpoints)."""
+    g = make_state(phase="defense", engaged=[ORCS, SPAWN], exhausted=[0, 1])
+    assert expert(g) == Defend(blocks=[(SPAWN, 2)], undefended=[(ORCS, 0)])
+
+
+# -- expert: attack ----------------------------------------------------------------------
+
+
+def test_expert_attacks_the_weakest_enemy_with_the_strongest_attacker():
+    """Toughness (defense + hitpoints left): Bats 2, Patrol 3, Spawn 11. Gandalf (4) takes
+    the bats, the Tracker (2) the patrol, Eowyn (1) the Spawn."""
+    g = make_state(phase="attack", in_play=[TRACKER, GANDALF], engaged=[PATROL, BATS, SPAWN], exhausted=[0, 2])
+    assert expert(g) == Attack(attacks=[(1, SPAWN), (TRACKER, PATROL), (GANDALF, BATS)])
+
+
+def test_expert_attack_counts_damage_already_taken():
+    """The Spawn has 8 damage: toughness 2 + 1 = 3 < King Spider's 1 + 3 = 4."""
+    g = make_state(phase="attack", in_play=[GANDALF], engaged=[KING_SPIDER, SPAWN], exhausted=[0, 2], damage={SPAWN: 8})
+    assert expert(g) == Attack(attacks=[(1, KING_SPIDER), (GANDALF, SPAWN)])
+
+
+def test_expert_attacks_each_enemy_once_and_leaves_extra_attackers_idle():
+    g = make_state(phase="attack", in_play=[GANDALF], engaged=[PATROL])
+    assert expert(g) == Attack(attacks=[(GANDALF, PATROL)])
+
+
+# -- random agent ------------------------------------------------------------------------
+
+
+def test_random_questing_draws_the_number_of_committed_characters_uniformly():
+    """k uniform in 0..3 then a uniform k-subset: sizes 0..3 each a quarter of the time
+    (uniform over subsets would give 1:3:3:1)."""
+    g = make_state(phase="questing")
+    sizes = [len(g.policy_action("random", s).commit) for s in range(4000)]
+    counts = np.bincount(sizes, minlength=4)
+    assert stats.chisquare(counts).pvalue > 0.001
+    singles = [g.policy_action("random", s).commit for s in range(4000)]
+    ones = [c[0] for c in singles if len(c) == 1]
+    assert stats.chisquare(np.bincount(ones, minlength=3)).pvalue > 0.001
+
+
+def test_random_travel_is_uniform_over_locations_and_staying():
+    g = make_state(phase="travel", staging=[NECRO_PASS, OLD_ROAD])
+    choices = [g.policy_action("random", s).location for s in range(3000)]
+    counts = [choices.count(c) for c in (None, NECRO_PASS, OLD_ROAD)]
+    assert sum(counts) == 3000
+    assert stats.chisquare(counts).pvalue > 0.001
+
+
+def test_random_defense_always_blocks_while_someone_is_ready():
+    g = make_state(phase="defense", engaged=[ORCS])
+    defenders = []
+    for s in range(3000):
+        a = g.policy_action("random", s)
+        assert a.undefended == ()
+        defenders.append(a.blocks[0][1])
+    assert stats.chisquare(np.bincount(defenders, minlength=3)).pvalue > 0.001
+
+
+def test_random_defense_sends_damage_to_a_random_hero_when_nobody_is_ready():
+    g = make_state(phase="defense", engaged=[BATS], exhausted=[0, 1, 2])
+    heroes = [g.policy_action("random", s).undefended[0][1] for s in range(3000)]
+    assert stats.chisquare(np.bincount(heroes, minlength=3)).pvalue > 0.001
+
+
+def test_random_attack_targets_enemies_still_in_play():
+    """Dunhere kills the bats; the random agent never sends Eowyn at them afterwards."""
+    g = make_state(phase="attack", engaged=[BATS, SPAWN], exhausted=[2])
+    seen = set()
+    for s in range(500):
+        a = g.policy_action("random", s)
+        assert g.is_legal(a)
+        seen.add(a)
+    assert Attack(attacks=[(0, BATS), (1, SPAWN)]) in seen
+
+
+def test_random_planning_buys_only_what_it_can_afford():
+    g = make_state(phase="planning", hand=[GANDALF, TRACKER, TOOK, TOOK2], resources=(2, 2, 1))
+    bought = set()
+    for s in range(500):
+        a = g.policy_action("random", s)
+        assert g.is_legal(a)
+        bought.add(a)
+    assert Plan(buy=[GANDALF]) in bought and Plan(buy=[TOOK, TOOK2]) in bought and Plan() in bought
+
+
+@pytest.mark.parametrize("policy", ["random", "expert"])
+def test_policy_actions_depend_on_the_seed_only(policy):
+    g = make_state(phase="questing", in_play=[TRACKER, RIDER, TOOK], staging=[ORCS])
+    assert {g.policy_action(policy, 5) for _ in range(5)} == {g.policy_action(policy, 5)}
