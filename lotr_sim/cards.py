@@ -14,7 +14,6 @@ import numpy as np
 N_CARDS = 43
 
 HERO, ALLY, ENEMY, LOCATION = 0, 1, 2, 3
-KIND_NAMES = ("hero", "ally", "enemy", "location")
 
 
 class Card(NamedTuple):

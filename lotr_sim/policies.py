@@ -14,7 +14,6 @@ from lotr_sim.cards import (
     ATTACK as ATTACK_VALUE,
     COST,
     DEFENSE as DEFENSE_VALUE,
-    ENEMY_FIRST,
     GANDALF_IDS,
     HITPOINTS,
     LOCATION,
@@ -27,7 +26,7 @@ from lotr_sim.cards import (
 )
 from lotr_sim.layout import *  # noqa: F403  (the layout is a namespace of constants)
 from lotr_sim.rng import below
-from lotr_sim.rules import cards_in, count_heroes, defend, is_ready, staging_threat, strike, total_resources
+from lotr_sim.rules import cards_in, defend, staging_threat, strike, total_resources
 
 RANDOM = 0
 EXPERT = 1

@@ -39,9 +39,3 @@ def derive_seed(seed, index):
     """The seed of stream ``index`` under ``seed``: e.g. game i of an evaluation."""
     return mix64(np.uint64(seed) ^ mix64(np.uint64(index) + _GOLDEN))
 
-
-def make_stream(seed: int) -> np.ndarray:
-    """A fresh stream state for a non-negative integer seed below 2**64."""
-    if not 0 <= int(seed) < 2**64:
-        raise ValueError(f"seed must be an integer in [0, 2**64), got {seed}")
-    return np.array([mix64(np.uint64(int(seed)))], dtype=np.uint64)

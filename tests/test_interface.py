@@ -9,12 +9,11 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from conftest import make_state, walk
+from conftest import make_state
 from lotr_sim import (
     Attack,
     Defend,
     GameState,
-    IllegalActionError,
     Plan,
     Quest,
     Stage,
