@@ -6,8 +6,8 @@ import argparse
 import json
 import sys
 
-DIFFICULTIES = ("easy", "medium", "hard")
-POLICIES = ("random", "expert")
+from lotr_sim.layout import DIFFICULTIES
+from lotr_sim.policies import POLICY_NAMES as POLICIES
 
 
 class _Parser(argparse.ArgumentParser):
