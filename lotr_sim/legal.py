@@ -11,11 +11,10 @@ rejects illegal combinations, which is uniform over the legal set.
 import numpy as np
 from numba import njit
 
-from lotr_sim.cards import COST, ENEMY_FIRST, LOCATION, LOCATION_FIRST, KIND, N_CARDS
+from lotr_sim.cards import COST, N_CARDS
 from lotr_sim.layout import *  # noqa: F403  (the layout is a namespace of constants)
-from lotr_sim.policies import no_log
 from lotr_sim.rng import below
-from lotr_sim.rules import apply_decision, is_ready, total_resources
+from lotr_sim.rules import LOCATION_BITS, apply_decision, copy_state, heroes, lowest, ready, total_resources
 
 MAX_OPTIONS = 24
 TOO_MANY = -1
@@ -27,46 +26,54 @@ def decision_slots(S, slots, options, n_options):
     phase = S[PHASE]
     n = 0
     if phase == PLANNING or phase == QUESTING or phase == TRAVEL:
-        avail = total_resources(S)
-        for c in range(N_CARDS):
-            if phase == PLANNING:
-                eligible = S[ZONE + c] == HAND and COST[c] <= avail
-            elif phase == QUESTING:
-                eligible = c < ENEMY_FIRST and is_ready(S, c)
-            else:
-                eligible = KIND[c] == LOCATION and S[ZONE + c] == STAGING
-            if eligible:
-                slots[n] = c
-                options[n, 0] = NO_CHOICE
-                options[n, 1] = 1
-                n_options[n] = 2
-                n += 1
-    elif phase == DEFENSE:
-        for e in range(ENEMY_FIRST, LOCATION_FIRST):
-            if S[ZONE + e] != ENGAGED:
+        if phase == PLANNING:
+            eligible = S[ZONE_MASKS + HAND]
+            avail = total_resources(S)
+        elif phase == QUESTING:
+            eligible = ready(S)
+        else:
+            eligible = S[ZONE_MASKS + STAGING] & LOCATION_BITS
+        while eligible:
+            c = lowest(eligible)
+            eligible &= eligible - 1
+            if phase == PLANNING and COST[c] > avail:
                 continue
+            slots[n] = c
+            options[n, 0] = NO_CHOICE
+            options[n, 1] = 1
+            n_options[n] = 2
+            n += 1
+    elif phase == DEFENSE:
+        enemies = S[ZONE_MASKS + ENGAGED]
+        while enemies:
+            e = lowest(enemies)
+            enemies &= enemies - 1
             k = 0
-            for c in range(ENEMY_FIRST):
-                if is_ready(S, c):
-                    options[n, k] = c
-                    k += 1
-            for h in range(3):
-                if S[ZONE + h] == IN_PLAY:
-                    options[n, k] = UNDEFENDED + h
-                    k += 1
+            targets = ready(S)
+            while targets:
+                options[n, k] = lowest(targets)
+                targets &= targets - 1
+                k += 1
+            targets = heroes(S)
+            while targets:
+                options[n, k] = UNDEFENDED + lowest(targets)
+                targets &= targets - 1
+                k += 1
             slots[n] = e
             n_options[n] = k
             n += 1
     elif phase == ATTACK:
-        for c in range(ENEMY_FIRST):
-            if not is_ready(S, c):
-                continue
+        attackers = ready(S)
+        while attackers:
+            c = lowest(attackers)
+            attackers &= attackers - 1
             options[n, 0] = NO_CHOICE
             k = 1
-            for e in range(ENEMY_FIRST, LOCATION_FIRST):
-                if S[ZONE + e] == ENGAGED:
-                    options[n, k] = e
-                    k += 1
+            enemies = S[ZONE_MASKS + ENGAGED]
+            while enemies:
+                options[n, k] = lowest(enemies)
+                enemies &= enemies - 1
+                k += 1
             slots[n] = c
             n_options[n] = k
             n += 1
@@ -85,10 +92,9 @@ def product_size(n_options, n, cap):
 
 
 @njit(cache=True)
-def is_legal_vector(S, act, scratch, err, log):
-    for i in range(S.shape[0]):  # faster than a slice assignment here
-        scratch[i] = S[i]
-    return apply_decision(scratch, act, err, log) == OK
+def is_legal_vector(S, act, scratch, err):
+    copy_state(scratch, S)
+    return apply_decision(scratch, act, err, None) == OK
 
 
 @njit(cache=True)
@@ -111,13 +117,12 @@ def enumerate_legal(S, limit):
     act = np.empty(N_CARDS, np.int64)
     scratch = S.copy()
     err = np.zeros(4, np.int64)
-    log = no_log()
     count = 0
     for _ in range(total):
         act[:] = NO_CHOICE
         for i in range(n):
             act[slots[i]] = options[i, digits[i]]
-        if is_legal_vector(S, act, scratch, err, log):
+        if is_legal_vector(S, act, scratch, err):
             for i in range(n):
                 rows[count, i] = digits[i]
             count += 1
@@ -141,12 +146,11 @@ def sample_legal(S, rs, act, max_tries, limit):
     n = decision_slots(S, slots, options, n_options)
     scratch = S.copy()
     err = np.zeros(4, np.int64)
-    log = no_log()
     for _ in range(max_tries):
         act[:] = NO_CHOICE
         for i in range(n):
             act[slots[i]] = options[i, below(rs, n_options[i])]
-        if is_legal_vector(S, act, scratch, err, log):
+        if is_legal_vector(S, act, scratch, err):
             return True
     slots, options, rows = enumerate_legal(S, limit)
     if rows.shape[0] == 0:

@@ -8,7 +8,7 @@ import numpy as np
 
 from lotr_sim import layout as L
 from lotr_sim.actions import Stage
-from lotr_sim.cards import ENEMY_FIRST, N_CARDS
+from lotr_sim.cards import N_CARDS
 
 
 @dataclass(frozen=True)
@@ -53,12 +53,25 @@ class Observation:
         return data
 
 
+def cards_of(mask: int) -> tuple[int, ...]:
+    """The card ids of a bitmask, in id order."""
+    return tuple(c for c in range(N_CARDS) if mask >> c & 1)
+
+
+def zone_of_cards(S: np.ndarray) -> list[int]:
+    """The zone of every card id."""
+    zones = [0] * N_CARDS
+    for z in range(L.N_ZONES):
+        for c in cards_of(int(S[L.ZONE_MASKS + z])):
+            zones[c] = z
+    return zones
+
+
 def observe(S: np.ndarray) -> Observation:
     """The observation of the core state ``S``; reads no deck order."""
-    zones = S[L.ZONE : L.ZONE + N_CARDS]
 
     def ids(zone: int) -> tuple[int, ...]:
-        return tuple(np.flatnonzero(zones == zone).tolist())
+        return cards_of(int(S[L.ZONE_MASKS + zone]))
 
     in_play = ids(L.IN_PLAY)
     damaged = np.flatnonzero(S[L.DAMAGE : L.DAMAGE + N_CARDS]).tolist()
@@ -73,7 +86,7 @@ def observe(S: np.ndarray) -> Observation:
         resources=tuple(int(r) for r in S[L.RESOURCES : L.RESOURCES + 3]),
         hand=ids(L.HAND),
         in_play=in_play,
-        exhausted=tuple(c for c in in_play if c < ENEMY_FIRST and S[L.EXHAUSTED + c]),
+        exhausted=cards_of(int(S[L.EXHAUSTED_MASK] & S[L.ZONE_MASKS + L.IN_PLAY])),
         damage=tuple((c, int(S[L.DAMAGE + c])) for c in damaged),
         staging=ids(L.STAGING),
         engaged=ids(L.ENGAGED),

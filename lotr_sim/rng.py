@@ -21,14 +21,14 @@ def mix64(z):
     return z ^ (z >> np.uint64(31))
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def next_u64(rs):
     """Advance the stream ``rs`` (uint64[1]) and return 64 random bits."""
     rs[0] += _GOLDEN
     return mix64(rs[0])
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def below(rs, n):
     """A uniform integer in [0, n) for 1 <= n < 2**31 (bias below 2**-31 * n)."""
     return np.int64(((next_u64(rs) >> np.uint64(32)) * np.uint64(n)) >> np.uint64(32))

@@ -4,8 +4,11 @@
 applies the decision encoded as an action vector (see ``layout``) and runs the
 rule-based phases and chance events up to the next decision with at least two
 legal actions (forced decisions are applied here). Every rule function takes
-a ``log`` array: row 0 counts events, rows 1.. hold (kind, round, a, b, c);
-a log with zero rows records nothing.
+a ``log``: None records nothing (and compiles to nothing); an array records
+events, row 0 counting them and rows 1.. holding (kind, round, a, b, c).
+
+Sets of cards are 64-bit masks over card ids; iterating a mask takes the
+lowest set bit first, so cards are visited in id order.
 """
 
 import numpy as np
@@ -14,19 +17,17 @@ from numba import njit
 from lotr_sim.cards import (
     ALLY,
     ALLY_FIRST,
-    ENEMY_FIRST,
-    LOCATION_FIRST,
     ATTACK as ATTACK_VALUE,
     COST,
     DEFENSE as DEFENSE_VALUE,
-    ENEMY,
+    ENEMY_FIRST,
     ENGAGEMENT,
     GANDALF_IDS,
     HARD_SETUP_IDS,
     HERO,
     HITPOINTS,
     KIND,
-    LOCATION,
+    LOCATION_FIRST,
     LOSING_THREAT,
     N_CARDS,
     OPENING_HAND,
@@ -39,10 +40,100 @@ from lotr_sim.cards import (
 from lotr_sim.layout import *  # noqa: F403  (the layout is a namespace of constants)
 from lotr_sim.rng import below, mix64
 
+HERO_BITS = (1 << ALLY_FIRST) - 1
+CHARACTER_BITS = (1 << ENEMY_FIRST) - 1
+ENEMY_BITS = ((1 << LOCATION_FIRST) - 1) & ~CHARACTER_BITS
+LOCATION_BITS = ((1 << N_CARDS) - 1) & ~((1 << LOCATION_FIRST) - 1)
+GANDALF_BITS = (1 << GANDALF_IDS[0]) | (1 << GANDALF_IDS[1]) | (1 << GANDALF_IDS[2])
+# De Bruijn sequence and table: the index of a 64-bit word's single set bit.
+_DEBRUIJN = np.uint64(0x03F79D71B4CA8B09)
+_DEBRUIJN_INDEX = np.zeros(64, np.int64)
+_DEBRUIJN_INDEX[((np.uint64(1) << np.arange(64, dtype=np.uint64)) * _DEBRUIJN) >> np.uint64(58)] = np.arange(64)
+_DEBRUIJN_INDEX.flags.writeable = False
+
+
+@njit(cache=True)
+def lowest(mask):
+    """The index of the lowest set bit of a non-zero mask."""
+    return _DEBRUIJN_INDEX[(np.uint64(mask & -mask) * _DEBRUIJN) >> np.uint64(58)]
+
+
+@njit(cache=True)
+def popcount(mask):
+    m = np.uint64(mask)
+    m = m - ((m >> np.uint64(1)) & np.uint64(0x5555555555555555))
+    m = (m & np.uint64(0x3333333333333333)) + ((m >> np.uint64(2)) & np.uint64(0x3333333333333333))
+    m = (m + (m >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
+    return np.int64((m * np.uint64(0x0101010101010101)) >> np.uint64(56))
+
+
+@njit(cache=True)
+def nth_card(mask, n):
+    """The id of the n-th (from 0, in id order) card of a mask with more than n cards."""
+    for _ in range(n):
+        mask &= mask - 1
+    return lowest(mask)
+
+
+# The tiny helpers below that take arrays are inlined: every array passed to a
+# compiled call is reference-counted with atomic instructions, which cost more
+# than these helpers' own work. Larger functions stay separate: inlining them
+# would re-type their bodies at every call site and lengthen compilation.
+
+
+@njit(cache=True, inline="always")
+def in_zone(S, card, z):
+    return (S[ZONE_MASKS + z] >> card) & 1 == 1
+
+
+@njit(cache=True, inline="always")
+def ready(S):
+    """The characters in play that are not exhausted."""
+    return S[ZONE_MASKS + IN_PLAY] & ~S[EXHAUSTED_MASK]
+
+
+@njit(cache=True, inline="always")
+def heroes(S):
+    return S[ZONE_MASKS + IN_PLAY] & HERO_BITS
+
+
+@njit(cache=True, inline="always")
+def move(S, card, to):
+    bit = np.int64(1) << card
+    for z in range(N_ZONES):
+        S[ZONE_MASKS + z] &= ~bit
+    S[ZONE_MASKS + to] |= bit
+
+
+@njit(cache=True, inline="always")
+def exhaust(S, card):
+    S[EXHAUSTED_MASK] |= np.int64(1) << card
+
+
+@njit(cache=True, inline="always")
+def copy_state(dst, src):
+    for i in range(src.shape[0]):  # faster than a slice assignment for arrays this small
+        dst[i] = src[i]
+
+
+@njit(cache=True, inline="always")
+def total_resources(S):
+    return S[RESOURCES] + S[RESOURCES + 1] + S[RESOURCES + 2]
+
+
+@njit(cache=True)
+def staging_threat(S):
+    total = 0
+    m = S[ZONE_MASKS + STAGING]
+    while m:
+        total += THREAT[lowest(m)]
+        m &= m - 1
+    return total
+
 
 @njit(cache=True)
 def log_event(S, log, kind, a, b, c):
-    if log.shape[0] == 0:
+    if log is None:
         return
     n = log[0, 0] + 1
     if n < log.shape[0]:
@@ -61,81 +152,6 @@ def fail(err, code, a, b, c):
     err[2] = b
     err[3] = c
     return code
-
-
-@njit(cache=True)
-def move(S, card, zone):
-    S[ZONE + card] = zone
-
-
-@njit(cache=True)
-def cards_in(S, zone, out):
-    """Write the ids of the cards in ``zone`` to ``out`` in id order; return the count."""
-    n = 0
-    for c in range(N_CARDS):
-        if S[ZONE + c] == zone:
-            out[n] = c
-            n += 1
-    return n
-
-
-@njit(cache=True)
-def is_character(card):
-    return KIND[card] == HERO or KIND[card] == ALLY
-
-
-@njit(cache=True)
-def is_ready(S, card):
-    return S[ZONE + card] == IN_PLAY and S[EXHAUSTED + card] == 0
-
-
-@njit(cache=True)
-def count_ready(S):
-    n = 0
-    for c in range(ENEMY_FIRST):
-        if is_ready(S, c):
-            n += 1
-    return n
-
-
-@njit(cache=True)
-def count_heroes(S):
-    n = 0
-    for h in range(3):
-        if S[ZONE + h] == IN_PLAY:
-            n += 1
-    return n
-
-
-@njit(cache=True)
-def count_in(S, zone):
-    n = 0
-    for c in range(N_CARDS):
-        if S[ZONE + c] == zone:
-            n += 1
-    return n
-
-
-@njit(cache=True)
-def total_resources(S):
-    return S[RESOURCES] + S[RESOURCES + 1] + S[RESOURCES + 2]
-
-
-@njit(cache=True)
-def staging_threat(S):
-    t = 0
-    for c in range(ENEMY_FIRST, N_CARDS):
-        if S[ZONE + c] == STAGING:
-            t += THREAT[c]
-    return t
-
-
-@njit(cache=True)
-def active_location(S):
-    for c in range(LOCATION_FIRST, N_CARDS):
-        if S[ZONE + c] == ACTIVE_LOCATION:
-            return c
-    return -1
 
 
 @njit(cache=True)
@@ -181,29 +197,27 @@ def shuffle_section(S, start, stop, rs):
 def new_state(difficulty, quest_stages, seed, log):
     """Deal a game from ``seed`` and run it to its first decision."""
     S = np.zeros(STATE_SIZE, np.int64)
-    for c in range(N_CARDS):
-        S[ZONE + c] = OUT_OF_GAME
     S[DIFFICULTY] = difficulty
     S[QUEST_STAGE_COUNT] = quest_stages
     S[THREAT_LEVEL] = STARTING_THREAT
-    for h in range(3):
-        move(S, h, IN_PLAY)
-    for i in range(PLAYER_DECK_SIZE):
-        S[PLAYER_DECK_ORDER + i] = ALLY_FIRST + i
-        move(S, ALLY_FIRST + i, PLAYER_DECK)
-    n = 0
-    last = LOCATION_FIRST if difficulty == EASY else N_CARDS
-    for c in range(ENEMY_FIRST, last):
-        if difficulty == HARD and (c == HARD_SETUP_IDS[0] or c == HARD_SETUP_IDS[1]):
-            continue
-        S[ENCOUNTER_DECK_ORDER + n] = c
-        move(S, c, ENCOUNTER_DECK)
-        n += 1
-    S[ENCOUNTER_LEN] = n
+    S[ZONE_MASKS + IN_PLAY] = HERO_BITS
+    S[ZONE_MASKS + PLAYER_DECK] = CHARACTER_BITS & ~HERO_BITS
+    encounter = ENEMY_BITS if difficulty == EASY else ENEMY_BITS | LOCATION_BITS
+    S[ZONE_MASKS + OUT_OF_GAME] = LOCATION_BITS & ~encounter
     if difficulty == HARD:
         for c in HARD_SETUP_IDS:
-            move(S, c, STAGING)
+            encounter &= ~(np.int64(1) << c)
+            S[ZONE_MASKS + STAGING] |= np.int64(1) << c
             log_event(S, log, EV_SETUP_STAGING, c, 0, 0)
+    S[ZONE_MASKS + ENCOUNTER_DECK] = encounter
+    for i in range(PLAYER_DECK_SIZE):
+        S[PLAYER_DECK_ORDER + i] = ALLY_FIRST + i
+    n = 0
+    while encounter:
+        S[ENCOUNTER_DECK_ORDER + n] = lowest(encounter)
+        encounter &= encounter - 1
+        n += 1
+    S[ENCOUNTER_LEN] = n
     rs = np.empty(1, np.uint64)
     rs[0] = mix64(seed)
     shuffle_section(S, PLAYER_DECK_ORDER, PLAYER_DECK_ORDER + PLAYER_DECK_SIZE, rs)
@@ -225,19 +239,11 @@ def determinize(S, rs):
 @njit(cache=True)
 def can_buy_any(S):
     avail = total_resources(S)
-    for c in range(ALLY_FIRST, ENEMY_FIRST):
-        if S[ZONE + c] == HAND and COST[c] <= avail:
+    m = S[ZONE_MASKS + HAND]
+    while m:
+        if COST[lowest(m)] <= avail:
             return True
-    return False
-
-
-@njit(cache=True)
-def can_travel(S):
-    if active_location(S) >= 0:
-        return False
-    for c in range(LOCATION_FIRST, N_CARDS):
-        if S[ZONE + c] == STAGING:
-            return True
+        m &= m - 1
     return False
 
 
@@ -247,7 +253,7 @@ def destroy_if_dead(S, card, log):
     if S[DAMAGE + card] < HITPOINTS[card]:
         return
     S[DAMAGE + card] = 0
-    S[EXHAUSTED + card] = 0
+    S[EXHAUSTED_MASK] &= ~(np.int64(1) << card)
     if KIND[card] == HERO:
         S[RESOURCES + card] = 0
         move(S, card, DESTROYED_HEROES)
@@ -264,18 +270,17 @@ def defend(S, enemy, target, log):
 
     Returns True when the game is lost (no hero left)."""
     if target >= UNDEFENDED:
-        hero = target - UNDEFENDED
+        victim = target - UNDEFENDED
         damage = ATTACK_VALUE[enemy]
-        log_event(S, log, EV_UNDEFENDED, enemy, hero, damage)
-        victim = hero
+        log_event(S, log, EV_UNDEFENDED, enemy, victim, damage)
     else:
         victim = target
-        S[EXHAUSTED + victim] = 1
+        exhaust(S, victim)
         damage = max(0, ATTACK_VALUE[enemy] - DEFENSE_VALUE[victim])
         log_event(S, log, EV_DEFEND, enemy, victim, damage)
     S[DAMAGE + victim] += damage
     destroy_if_dead(S, victim, log)
-    if KIND[victim] == HERO and S[ZONE + victim] != IN_PLAY and count_heroes(S) == 0:
+    if heroes(S) == 0:
         end_game(S, LOST_BY_HEROES, log)
         return True
     return False
@@ -284,7 +289,7 @@ def defend(S, enemy, target, log):
 @njit(cache=True)
 def strike(S, character, enemy, log):
     """Resolve one character's attack on an engaged enemy."""
-    S[EXHAUSTED + character] = 1
+    exhaust(S, character)
     damage = max(0, ATTACK_VALUE[character] - DEFENSE_VALUE[enemy])
     log_event(S, log, EV_ATTACK, character, enemy, damage)
     S[DAMAGE + enemy] += damage
@@ -297,13 +302,13 @@ def apply_planning(S, act, err, log):
     for c in range(N_CARDS):
         if act[c] == NO_CHOICE:
             continue
-        if S[ZONE + c] != HAND:
+        if not in_zone(S, c, HAND):
             return fail(err, ERR_NOT_IN_HAND, c, 0, 0)
         cost = COST[c]
         if cost > avail:
             return fail(err, ERR_UNAFFORDABLE, c, cost, avail)
         avail -= cost
-        for h in range(3):
+        for h in range(ALLY_FIRST):
             paid = min(cost, S[RESOURCES + h])
             S[RESOURCES + h] -= paid
             cost -= paid
@@ -316,8 +321,9 @@ def apply_planning(S, act, err, log):
 @njit(cache=True)
 def add_progress(S, progress, log):
     """Place questing progress; return True when the last quest stage is completed."""
-    location = active_location(S)
-    if location >= 0:
+    active = S[ZONE_MASKS + ACTIVE_LOCATION]
+    if active:
+        location = lowest(active)
         placed = min(progress, QUEST_POINTS[location] - S[LOCATION_PROGRESS])
         S[LOCATION_PROGRESS] += placed
         progress -= placed
@@ -344,12 +350,13 @@ def add_progress(S, progress, log):
 @njit(cache=True)
 def apply_questing(S, act, err, log):
     willpower = 0
+    available = ready(S)
     for c in range(N_CARDS):
         if act[c] == NO_CHOICE:
             continue
-        if not (is_character(c) and is_ready(S, c)):
+        if not (available >> c) & 1:
             return fail(err, ERR_NOT_READY, c, 0, 0)
-        S[EXHAUSTED + c] = 1
+        exhaust(S, c)
         willpower += WILLPOWER[c]
         log_event(S, log, EV_COMMIT, c, WILLPOWER[c], 0)
     top = S[ENCOUNTER_TOP]
@@ -377,10 +384,11 @@ def apply_questing(S, act, err, log):
 @njit(cache=True)
 def apply_travel(S, act, err, log):
     chosen = -1
+    staged = S[ZONE_MASKS + STAGING] & LOCATION_BITS
     for c in range(N_CARDS):
         if act[c] == NO_CHOICE:
             continue
-        if not (KIND[c] == LOCATION and S[ZONE + c] == STAGING):
+        if not (staged >> c) & 1:
             return fail(err, ERR_NOT_STAGED_LOCATION, c, 0, 0)
         if chosen >= 0:
             return fail(err, ERR_SEVERAL_LOCATIONS, chosen, c, 0)
@@ -394,36 +402,52 @@ def apply_travel(S, act, err, log):
 
 
 @njit(cache=True)
-def apply_defense(S, act, err, log):
-    first_enemy = np.full(ENEMY_FIRST, -1, np.int64)
-    enemies = np.empty(N_CARDS, np.int64)
-    n = cards_in(S, ENGAGED, enemies)
+def check_defense(S, act, err):
+    """The checks of a defense action that do not depend on the order of resolution."""
+    engaged = S[ZONE_MASKS + ENGAGED]
+    available = ready(S)
+    defending = np.int64(0)
     for c in range(N_CARDS):
-        if act[c] != NO_CHOICE and S[ZONE + c] != ENGAGED:
+        if act[c] != NO_CHOICE and not (engaged >> c) & 1:
             return fail(err, ERR_NOT_ENGAGED, c, 0, 0)
-    for i in range(n):
-        e = enemies[i]
+    m = engaged
+    while m:
+        e = lowest(m)
+        m &= m - 1
         target = act[e]
         if target == NO_CHOICE:
             return fail(err, ERR_ENEMY_UNASSIGNED, e, 0, 0)
         if target >= UNDEFENDED:
-            if target - UNDEFENDED >= N_CARDS or KIND[target - UNDEFENDED] != HERO:
-                return fail(err, ERR_NOT_HERO, target - UNDEFENDED, e, 0)
-        else:
-            if target >= N_CARDS or not is_character(target):
-                return fail(err, ERR_NOT_CHARACTER, target, e, 0)
-            if not is_ready(S, target):
-                return fail(err, ERR_NOT_READY, target, 0, 0)
-            if first_enemy[target] >= 0:
-                return fail(err, ERR_DEFENDS_TWICE, target, first_enemy[target], e)
-            first_enemy[target] = e
-    for i in range(n):
-        e = enemies[i]
+            hero = target - UNDEFENDED
+            if hero >= N_CARDS or KIND[hero] != HERO:
+                return fail(err, ERR_NOT_HERO, hero, e, 0)
+            continue
+        if target < 0 or target >= ENEMY_FIRST:
+            return fail(err, ERR_NOT_CHARACTER, target, e, 0)
+        if not (available >> target) & 1:
+            return fail(err, ERR_NOT_READY, target, 0, 0)
+        if (defending >> target) & 1:
+            first = engaged
+            while act[lowest(first)] != target:
+                first &= first - 1
+            return fail(err, ERR_DEFENDS_TWICE, target, lowest(first), e)
+        defending |= np.int64(1) << target
+    return OK
+
+
+@njit(cache=True)
+def apply_defense(S, act, err, log):
+    if check_defense(S, act, err) != OK:
+        return err[0]
+    m = S[ZONE_MASKS + ENGAGED]
+    while m:
+        e = lowest(m)
+        m &= m - 1
         target = act[e]
         if target >= UNDEFENDED:
-            if S[ZONE + target - UNDEFENDED] != IN_PLAY:
+            if not in_zone(S, target - UNDEFENDED, IN_PLAY):
                 return fail(err, ERR_HERO_DESTROYED, target - UNDEFENDED, e, 0)
-        elif S[ZONE + target] != IN_PLAY:
+        elif not in_zone(S, target, IN_PLAY):
             return fail(err, ERR_DEFENDER_DESTROYED, target, e, 0)
         if defend(S, e, target, log):
             return OK
@@ -433,22 +457,21 @@ def apply_defense(S, act, err, log):
 
 @njit(cache=True)
 def apply_attack(S, act, err, log):
+    available = ready(S)
+    engaged = S[ZONE_MASKS + ENGAGED]
     for c in range(N_CARDS):
         target = act[c]
         if target == NO_CHOICE:
             continue
-        if not (is_character(c) and is_ready(S, c)):
+        if not (available >> c) & 1:
             return fail(err, ERR_NOT_READY, c, 0, 0)
-        if target < 0 or target >= N_CARDS or S[ZONE + target] != ENGAGED:
+        if target < 0 or target >= N_CARDS or not (engaged >> target) & 1:
             return fail(err, ERR_NOT_ENGAGED, target, 0, 0)
-    attackers = np.empty(N_CARDS, np.int64)
-    n = cards_in(S, IN_PLAY, attackers)
-    for i in range(n):
-        c = attackers[i]
+    for c in range(ENEMY_FIRST):
         target = act[c]
         if target == NO_CHOICE:
             continue
-        if S[ZONE + target] != ENGAGED:
+        if not in_zone(S, target, ENGAGED):
             return fail(err, ERR_TARGET_DESTROYED, target, c, 0)
         strike(S, c, target, log)
     S[PHASE] = REFRESH_PHASE
@@ -483,54 +506,17 @@ def apply_action(S, act, err, log):
 
 
 @njit(cache=True)
-def resource_phase(S, log):
-    S[ROUND] += 1
-    log_event(S, log, EV_ROUND, S[THREAT_LEVEL], 0, 0)
-    for h in range(3):
-        if S[ZONE + h] == IN_PLAY:
-            S[RESOURCES + h] += 1
-    log_event(S, log, EV_RESOURCES, total_resources(S), 0, 0)
-    draw_card(S, log)
-
-
-@njit(cache=True)
-def encounter_phase(S, log):
-    staged = np.empty(N_CARDS, np.int64)
-    n = cards_in(S, STAGING, staged)
-    for i in range(n):
-        c = staged[i]
-        if KIND[c] == ENEMY and ENGAGEMENT[c] <= S[THREAT_LEVEL]:
-            move(S, c, ENGAGED)
-            log_event(S, log, EV_ENGAGE, c, 0, 0)
-
-
-@njit(cache=True)
-def refresh_phase(S, log):
-    if raise_threat(S, 1, log):
-        return
-    for g in GANDALF_IDS:
-        if S[ZONE + g] == IN_PLAY:
-            S[DAMAGE + g] = 0
-            S[EXHAUSTED + g] = 0
-            move(S, g, PLAYER_DISCARD)
-            log_event(S, log, EV_GANDALF_LEAVES, g, 0, 0)
-    for c in range(ENEMY_FIRST):
-        S[EXHAUSTED + c] = 0
-
-
-@njit(cache=True)
 def forced_defense(S, log):
-    """The only legal defense when no character is ready and one hero is left."""
-    act = np.full(N_CARDS, NO_CHOICE, np.int64)
-    hero = 0
-    for h in range(3):
-        if S[ZONE + h] == IN_PLAY:
-            hero = h
-    for e in range(ENEMY_FIRST, LOCATION_FIRST):
-        if S[ZONE + e] == ENGAGED:
-            act[e] = UNDEFENDED + hero
-    err = np.zeros(4, np.int64)
-    apply_defense(S, act, err, log)
+    """The only legal defense when no character is ready and one hero is left:
+    every attack goes undefended to that hero."""
+    hero = lowest(heroes(S))
+    m = S[ZONE_MASKS + ENGAGED]
+    while m:
+        e = lowest(m)
+        m &= m - 1
+        if defend(S, e, UNDEFENDED + hero, log):
+            return
+    S[PHASE] = ATTACK
 
 
 @njit(cache=True)
@@ -539,7 +525,13 @@ def advance(S, log):
     while True:
         phase = S[PHASE]
         if phase == RESOURCE_PHASE:
-            resource_phase(S, log)
+            S[ROUND] += 1
+            log_event(S, log, EV_ROUND, S[THREAT_LEVEL], 0, 0)
+            for h in range(ALLY_FIRST):
+                if in_zone(S, h, IN_PLAY):
+                    S[RESOURCES + h] += 1
+            log_event(S, log, EV_RESOURCES, total_resources(S), 0, 0)
+            draw_card(S, log)
             S[PHASE] = PLANNING
         elif phase == PLANNING:
             if can_buy_any(S):
@@ -548,26 +540,40 @@ def advance(S, log):
         elif phase == QUESTING:
             return
         elif phase == TRAVEL:
-            if can_travel(S):
+            if S[ZONE_MASKS + ACTIVE_LOCATION] == 0 and S[ZONE_MASKS + STAGING] & LOCATION_BITS:
                 return
             S[PHASE] = ENCOUNTER_PHASE
         elif phase == ENCOUNTER_PHASE:
-            encounter_phase(S, log)
+            m = S[ZONE_MASKS + STAGING] & ENEMY_BITS
+            while m:
+                c = lowest(m)
+                m &= m - 1
+                if ENGAGEMENT[c] <= S[THREAT_LEVEL]:
+                    move(S, c, ENGAGED)
+                    log_event(S, log, EV_ENGAGE, c, 0, 0)
             S[PHASE] = DEFENSE
         elif phase == DEFENSE:
-            if count_in(S, ENGAGED) == 0:
+            if S[ZONE_MASKS + ENGAGED] == 0:
                 S[PHASE] = ATTACK
-            elif count_ready(S) > 0 or count_heroes(S) > 1:
+            elif ready(S) or popcount(heroes(S)) > 1:
                 return
             else:
                 forced_defense(S, log)
         elif phase == ATTACK:
-            if count_in(S, ENGAGED) > 0 and count_ready(S) > 0:
+            if S[ZONE_MASKS + ENGAGED] and ready(S):
                 return
             S[PHASE] = REFRESH_PHASE
         elif phase == REFRESH_PHASE:
-            refresh_phase(S, log)
-            if S[PHASE] != GAME_OVER:
-                S[PHASE] = RESOURCE_PHASE
+            if raise_threat(S, 1, log):
+                continue
+            m = S[ZONE_MASKS + IN_PLAY] & GANDALF_BITS
+            while m:
+                g = lowest(m)
+                m &= m - 1
+                S[DAMAGE + g] = 0
+                move(S, g, PLAYER_DISCARD)
+                log_event(S, log, EV_GANDALF_LEAVES, g, 0, 0)
+            S[EXHAUSTED_MASK] = 0
+            S[PHASE] = RESOURCE_PHASE
         else:
             return

@@ -18,7 +18,7 @@ from lotr_sim.actions import Action, LabelledEnum, Stage, decode, decode_choices
 from lotr_sim.cards import N_CARDS
 from lotr_sim.errors import IllegalActionError, TooManyActionsError, rule_error_message
 from lotr_sim.legal import TOO_MANY, enumerate_legal, sample_legal
-from lotr_sim.observation import Observation, observe
+from lotr_sim.observation import Observation, observe, zone_of_cards
 from lotr_sim.playout import play_out
 from lotr_sim.policies import POLICY_NAMES, policy_action
 from lotr_sim.rules import apply_action, determinize, new_state
@@ -27,8 +27,6 @@ from lotr_sim.trace import Event, format_trace
 DEFAULT_ACTION_LIMIT = 1_000_000
 _STAGE_OF_PHASE = tuple(Stage(p) if p in L.DECISION_PHASES else None for p in range(L.GAME_OVER + 1))
 _LOG_ROWS = 512
-# A log with no rows: the core records nothing into it (it holds no state).
-_NO_LOG = np.zeros((0, L.EVENT_WIDTH), np.int64)
 
 
 class Outcome(LabelledEnum):
@@ -162,7 +160,7 @@ class GameState:
         """The choice of the compiled ``random`` or ``expert`` policy (RULES.md)."""
         self._require_decision()
         act = np.empty(N_CARDS, np.int64)
-        policy_action(self._s, parse_policy(policy), _stream(rng), act)
+        policy_action(self._s, parse_policy(policy), _stream(rng), act, np.empty_like(self._s))
         return decode(self.stage, act)
 
     def play_out(self, policies: str | Sequence[str], rng: RandomSource) -> Outcome:
@@ -237,14 +235,14 @@ class GameState:
         if self.is_over:
             raise IllegalActionError("the game is over: there is no decision to make")
 
-    def _new_log(self, rows: int = _LOG_ROWS) -> np.ndarray:
-        return _NO_LOG if self._events is None else np.zeros((rows, L.EVENT_WIDTH), np.int64)
+    def _new_log(self, rows: int = _LOG_ROWS) -> np.ndarray | None:
+        return None if self._events is None else np.zeros((rows, L.EVENT_WIDTH), np.int64)
 
-    def _record(self, log: np.ndarray) -> None:
+    def _record(self, log: np.ndarray | None) -> None:
         if self._events is not None:
             self._events.extend(Event(*map(int, row)) for row in log[1 : log[0, 0] + 1])
 
-    def _checked_copy(self, action: Action) -> tuple[np.ndarray, np.ndarray]:
+    def _checked_copy(self, action: Action) -> tuple[np.ndarray, np.ndarray | None]:
         self._require_decision()
         stage = self.stage
         if getattr(action, "stage", None) != stage:
@@ -287,7 +285,6 @@ class LegalActions(Sequence):
 PHASE_NAMES = ("resource", "planning", "questing", "travel", "encounter", "defense", "attack", "refresh", "game over")
 _SECTIONS = (
     ("damage", L.DAMAGE, N_CARDS),
-    ("exhausted", L.EXHAUSTED, N_CARDS),
     ("player_deck_order", L.PLAYER_DECK_ORDER, L.PLAYER_DECK_SIZE),
     ("encounter_deck_order", L.ENCOUNTER_DECK_ORDER, L.ENCOUNTER_DECK_SIZE),
     ("resources", L.RESOURCES, 3),
@@ -318,7 +315,8 @@ def state_to_dict(S: np.ndarray) -> dict:
         data[name] = int(S[offset])
     for name, offset, size in _SECTIONS:
         data[name] = S[offset : offset + size].tolist()
-    data["zones"] = [L.ZONE_NAMES[int(z)] for z in S[L.ZONE : L.ZONE + N_CARDS]]
+    data["zones"] = [L.ZONE_NAMES[z] for z in zone_of_cards(S)]
+    data["exhausted"] = [int(S[L.EXHAUSTED_MASK]) >> c & 1 for c in range(N_CARDS)]
     return data
 
 
@@ -341,7 +339,12 @@ def state_from_dict(data: dict) -> np.ndarray:
         zones = data["zones"]
         if len(zones) != N_CARDS or any(z not in L.ZONE_NAMES for z in zones):
             raise ValueError(f"zones: expected {N_CARDS} zone names from {', '.join(L.ZONE_NAMES)}")
-        S[L.ZONE : L.ZONE + N_CARDS] = [L.ZONE_NAMES.index(z) for z in zones]
+        for card, name in enumerate(zones):
+            S[L.ZONE_MASKS + L.ZONE_NAMES.index(name)] |= 1 << card
+        exhausted = data["exhausted"]
+        if len(exhausted) != N_CARDS or any(flag not in (0, 1) for flag in exhausted):
+            raise ValueError(f"exhausted: expected {N_CARDS} flags of 0 or 1")
+        S[L.EXHAUSTED_MASK] = sum(int(flag) << card for card, flag in enumerate(exhausted))
     except KeyError as missing:
         raise ValueError(f"state data lacks the field {missing}") from None
     return S
