@@ -271,7 +271,7 @@ def toughness(S, enemy):
     return DEFENSE_VALUE[enemy] + HITPOINTS[enemy] - S[DAMAGE + enemy]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def policy_action(S, policy, rs, act, scratch):
     """Fill ``act`` with ``policy``'s choice (RANDOM or EXPERT) for the pending decision.
 

@@ -478,7 +478,7 @@ def apply_attack(S, act, err, log):
     return OK
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def apply_decision(S, act, err, log):
     """Apply the pending decision's action vector without advancing the game."""
     err[0] = OK
