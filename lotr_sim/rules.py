@@ -75,10 +75,12 @@ def nth_card(mask, n):
     return lowest(mask)
 
 
-# The tiny helpers below that take arrays are inlined: every array passed to a
-# compiled call is reference-counted with atomic instructions, which cost more
-# than these helpers' own work. Larger functions stay separate: inlining them
-# would re-type their bodies at every call site and lengthen compilation.
+# Inlining (``inline="always"``): every array passed to a compiled call is
+# reference-counted with atomic instructions, which cost more than a tiny
+# helper's own work, and every separately compiled function pays a fixed
+# compile cost. So tiny helpers, and functions called from one or two places,
+# are inlined; functions called from many places stay separate, since an
+# inlined body is typed again at every call site.
 
 
 @njit(cache=True, inline="always")
@@ -161,7 +163,7 @@ def end_game(S, outcome, log):
     log_event(S, log, EV_OUTCOME, outcome, 0, 0)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def raise_threat(S, amount, log):
     """Raise the threat; return True when it reaches the losing level."""
     S[THREAT_LEVEL] += amount
@@ -172,7 +174,7 @@ def raise_threat(S, amount, log):
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def draw_card(S, log):
     top = S[PLAYER_TOP]
     if top >= PLAYER_DECK_SIZE:
@@ -236,7 +238,7 @@ def determinize(S, rs):
     shuffle_section(S, ENCOUNTER_DECK_ORDER + S[ENCOUNTER_TOP], ENCOUNTER_DECK_ORDER + S[ENCOUNTER_LEN], rs)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def can_buy_any(S):
     avail = total_resources(S)
     m = S[ZONE_MASKS + HAND]
@@ -247,7 +249,7 @@ def can_buy_any(S):
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def destroy_if_dead(S, card, log):
     """Destroy a character or enemy whose damage reached its hitpoints."""
     if S[DAMAGE + card] < HITPOINTS[card]:
@@ -318,7 +320,7 @@ def apply_planning(S, act, err, log):
     return OK
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def add_progress(S, progress, log):
     """Place questing progress; return True when the last quest stage is completed."""
     active = S[ZONE_MASKS + ACTIVE_LOCATION]
@@ -401,7 +403,7 @@ def apply_travel(S, act, err, log):
     return OK
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def check_defense(S, act, err):
     """The checks of a defense action that do not depend on the order of resolution."""
     engaged = S[ZONE_MASKS + ENGAGED]
@@ -505,7 +507,7 @@ def apply_action(S, act, err, log):
     return code
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def forced_defense(S, log):
     """The only legal defense when no character is ready and one hero is left:
     every attack goes undefended to that hero."""
