@@ -231,9 +231,23 @@ def new_state(difficulty, quest_stages, seed, log):
     return S
 
 
+@njit(cache=True, inline="always")
+def lay_out(S, start, mask):
+    """Write the cards of ``mask`` in id order from index ``start``."""
+    while mask:
+        S[start] = lowest(mask)
+        mask &= mask - 1
+        start += 1
+
+
 @njit(cache=True)
 def determinize(S, rs):
-    """Re-draw the hidden order of both decks uniformly, in place."""
+    """Re-draw the hidden order of both decks uniformly, in place.
+
+    The result depends on the visible state and ``rs`` only: the cards left in
+    each deck (a visible multiset) are first laid out in id order, then shuffled."""
+    lay_out(S, PLAYER_DECK_ORDER + S[PLAYER_TOP], S[ZONE_MASKS + PLAYER_DECK])
+    lay_out(S, ENCOUNTER_DECK_ORDER + S[ENCOUNTER_TOP], S[ZONE_MASKS + ENCOUNTER_DECK])
     shuffle_section(S, PLAYER_DECK_ORDER + S[PLAYER_TOP], PLAYER_DECK_ORDER + PLAYER_DECK_SIZE, rs)
     shuffle_section(S, ENCOUNTER_DECK_ORDER + S[ENCOUNTER_TOP], ENCOUNTER_DECK_ORDER + S[ENCOUNTER_LEN], rs)
 

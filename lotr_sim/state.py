@@ -173,11 +173,17 @@ class GameState:
             raise ValueError(f"policies: give one name or five (one per decision), got {len(names)}")
         codes = np.array([parse_policy(name) for name in names], np.int64)
         log = self._new_log(rows=_LOG_ROWS * 30)
-        outcome = play_out(self._s, codes, _stream(rng), log)
+        outcome = play_out(self._s, codes, _stream(rng), log, np.empty(N_CARDS, np.int64), np.zeros(4, np.int64), np.empty_like(self._s))
         self._record(log)
         return Outcome(int(outcome))
 
     # -- copies -----------------------------------------------------------------------
+    def core_state(self) -> np.ndarray:
+        """A copy of the flat state array (``layout``) for compiled agents.
+
+        It holds the true deck order: honest agents determinize it before any use."""
+        return self._s.copy()
+
     def clone(self) -> GameState:
         """An independent copy (deck order included: not for honest agents' eyes)."""
         copy = GameState.__new__(GameState)

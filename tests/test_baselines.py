@@ -9,19 +9,22 @@ and five standard errors. The seed is fixed, so the result is reproducible.
 import numpy as np
 import pytest
 
+from agents.evaluation import play_chunk
+from agents.setup import Setup
 from lotr_sim import layout as L
-from lotr_sim.playout import play_games
 
 GAMES = 100_000
 SEED = 0
-RANDOM_EVERYWHERE = np.zeros(5, np.int64)  # policies.RANDOM for all five decisions
+RANDOM_EVERYWHERE = Setup.uniform("random")
+
+
+def play_games(difficulty: int, setup: Setup, seed: int, first: int, count: int, quest_stages: int = 1):
+    outcomes, rounds, *_ = play_chunk(difficulty, quest_stages, setup.rows(), seed, first, count)
+    return outcomes, rounds
 
 
 def random_agent_games(difficulty: int, games: int = GAMES, seed: int = SEED):
-    outcomes = np.empty(games, np.int64)
-    rounds = np.empty(games, np.int64)
-    play_games(difficulty, 1, RANDOM_EVERYWHERE, np.uint64(seed), 0, outcomes, rounds)
-    return outcomes, rounds
+    return play_games(difficulty, RANDOM_EVERYWHERE, seed, 0, games)
 
 
 @pytest.mark.parametrize(
@@ -45,47 +48,40 @@ def test_play_games_is_reproducible_and_chunkable():
     whole, whole_rounds = random_agent_games(L.HARD, games=1000, seed=5)
     again, _ = random_agent_games(L.HARD, games=1000, seed=5)
     assert np.array_equal(whole, again)
-    first = np.empty(500, np.int64)
-    second = np.empty(500, np.int64)
-    r1 = np.empty(500, np.int64)
-    r2 = np.empty(500, np.int64)
-    play_games(L.HARD, 1, RANDOM_EVERYWHERE, np.uint64(5), 0, first, r1)
-    play_games(L.HARD, 1, RANDOM_EVERYWHERE, np.uint64(5), 500, second, r2)
+    first, r1 = play_games(L.HARD, RANDOM_EVERYWHERE, 5, 0, 500)
+    second, r2 = play_games(L.HARD, RANDOM_EVERYWHERE, 5, 500, 500)
     assert np.array_equal(np.concatenate([first, second]), whole)
     assert np.array_equal(np.concatenate([r1, r2]), whole_rounds)
     other, _ = random_agent_games(L.HARD, games=1000, seed=6)
     assert not np.array_equal(other, whole)
 
 
-def test_evaluation_function_agrees_with_play_games():
-    evaluate = pytest.importorskip("lotr_sim.evaluate")
-    result = evaluate.evaluate_policies("random", "medium", 5000, seed=3)
+def test_evaluation_function_agrees_with_the_game_loop():
+    from agents.evaluation import evaluate_setup
+
+    result = evaluate_setup("random-random-random-random-random", "medium", 5000, seed=3)
     outcomes, _ = random_agent_games(L.MEDIUM, games=5000, seed=3)
     assert result.games == 5000
+    assert np.array_equal(result.outcomes, outcomes)
     assert result.wins == int(np.sum(outcomes == L.WIN))
     assert result.lost_by_threat == int(np.sum(outcomes == L.LOST_BY_THREAT))
     assert result.lost_by_heroes == int(np.sum(outcomes == L.LOST_BY_HEROES))
 
 
 @pytest.mark.parametrize(
-    "policies",
-    [np.ones(5, np.int64), np.array([1, 0, 1, 0, 1], np.int64), np.array([0, 1, 0, 1, 0], np.int64)],
+    "setup",
+    ["expert-expert-expert-expert-expert", "expert-random-expert-random-expert", "random-expert-random-expert-random"],
     ids=["expert", "expert-random-mix", "random-expert-mix"],
 )
-def test_compiled_policies_play_whole_games_legally(policies):
-    """play_games raises if a compiled policy ever picks an illegal action."""
+def test_compiled_policies_play_whole_games_legally(setup):
+    """The game loop raises if an agent ever picks an illegal action."""
     for difficulty in (L.EASY, L.MEDIUM, L.HARD):
-        outcomes = np.empty(20_000, np.int64)
-        rounds = np.empty(20_000, np.int64)
-        play_games(difficulty, 1, policies, np.uint64(1), 0, outcomes, rounds)
+        outcomes, rounds = play_games(difficulty, Setup.parse(setup), 1, 0, 20_000)
         assert set(np.unique(outcomes)) <= {L.WIN, L.LOST_BY_THREAT, L.LOST_BY_HEROES}
         assert rounds.min() >= 1
 
 
 def test_full_scenario_is_harder_than_one_stage():
-    one = np.empty(20_000, np.int64)
-    three = np.empty(20_000, np.int64)
-    rounds = np.empty(20_000, np.int64)
-    play_games(L.MEDIUM, 1, RANDOM_EVERYWHERE, np.uint64(2), 0, one, rounds)
-    play_games(L.MEDIUM, 3, RANDOM_EVERYWHERE, np.uint64(2), 0, three, rounds)
+    one, _ = play_games(L.MEDIUM, RANDOM_EVERYWHERE, 2, 0, 20_000)
+    three, _ = play_games(L.MEDIUM, RANDOM_EVERYWHERE, 2, 0, 20_000, quest_stages=3)
     assert np.mean(three == L.WIN) < np.mean(one == L.WIN) - 0.05

@@ -2,9 +2,11 @@
 
 import json
 
+import numpy as np
+
 import pytest
 
-from lotr_sim.evaluate import CHUNK_GAMES, evaluate_policies
+from agents.evaluation import evaluate_setup
 from lotr_sim.stats import normal_half_width, wilson_interval
 from tuning.cli import main
 
@@ -22,9 +24,9 @@ def run_cli(capsys, *argv):
     "argv, field, valid",
     [
         (("eval", "--difficulty", "nightmare"), "difficulty", "easy, medium, hard"),
-        (("eval", "--policy", "smart"), "policy", "random, expert"),
+        (("eval", "--policy", "smart"), "policy", "random, expert, flat-mc, mcts, oracle-mcts"),
         (("play", "--difficulty", "nightmare"), "difficulty", "easy, medium, hard"),
-        (("play", "--policy", "mcts"), "policy", "random, expert"),
+        (("play", "--policy", "rl"), "policy", "random, expert, flat-mc, mcts, oracle-mcts"),
     ],
 )
 def test_unknown_values_give_one_line_listing_the_valid_ones_and_exit_2(capsys, argv, field, valid):
@@ -70,24 +72,26 @@ def test_eval_text_report_names_the_figures(capsys):
 
 
 def test_results_do_not_depend_on_the_number_of_workers():
-    games = CHUNK_GAMES + 5_000  # two chunks
-    one = evaluate_policies("random", "hard", games, seed=11, workers=1)
-    two = evaluate_policies("random", "hard", games, seed=11, workers=2)
+    one = evaluate_setup("random", "hard", 30_000, seed=11, workers=1)
+    two = evaluate_setup("random", "hard", 30_000, seed=11, workers=2)
+    assert np.array_equal(one.game_ids, np.arange(30_000)) and np.array_equal(two.game_ids, np.arange(30_000))
+    assert np.array_equal(one.outcomes, two.outcomes)
     assert (one.wins, one.lost_by_threat, one.rounds_histogram) == (two.wins, two.lost_by_threat, two.rounds_histogram)
 
 
 def test_same_seed_same_deals_different_seed_different_games():
-    a = evaluate_policies("random", "medium", 3000, seed=1)
-    b = evaluate_policies("random", "medium", 3000, seed=1)
-    c = evaluate_policies("random", "medium", 3000, seed=2)
-    assert (a.wins, a.rounds_histogram) == (b.wins, b.rounds_histogram)
-    assert (a.wins, a.rounds_histogram) != (c.wins, c.rounds_histogram)
+    a = evaluate_setup("random-random-random", "medium", 3000, seed=1)
+    b = evaluate_setup("random-random-random", "medium", 3000, seed=1)
+    c = evaluate_setup("random-random-random", "medium", 3000, seed=2)
+    assert np.array_equal(a.outcomes, b.outcomes) and a.rounds_histogram == b.rounds_histogram
+    assert not np.array_equal(a.outcomes, c.outcomes)
 
 
-def test_per_stage_policies_are_used_per_stage():
-    all_random = evaluate_policies("random", "hard", 5000, seed=3)
-    expert_defense = evaluate_policies(["random", "random", "random", "expert", "random"], "hard", 5000, seed=3)
+def test_per_stage_agents_are_used_per_stage():
+    all_random = evaluate_setup("random-random-random", "hard", 5000, seed=3)
+    expert_defense = evaluate_setup("random-random-expert", "hard", 5000, seed=3)
     assert expert_defense.wins > all_random.wins
+    assert expert_defense.decisions["defense"] > 0 and expert_defense.ms_per_decision["defense"] is not None
 
 
 def test_wilson_interval_known_values():

@@ -82,26 +82,6 @@ def test_play_out_is_deterministic():
     assert results[0][0] != 0  # a finished game
 
 
-def test_play_out_matches_the_fast_evaluation_path():
-    """GameState.play_out and playout.play_games play the same game from the same seeds."""
-    from lotr_sim.playout import AGENT_STREAM, play_games
-    from lotr_sim.rng import derive_seed, mix64
-
-    n, seed = 300, 2024
-    outcomes = np.empty(n, np.int64)
-    rounds = np.empty(n, np.int64)
-    play_games(2, 1, np.zeros(5, np.int64), np.uint64(seed), 0, outcomes, rounds)
-    for i in range(n):
-        deal = np.uint64(derive_seed(np.uint64(seed), np.uint64(i)))
-        g = GameState("hard", seed=int(deal))
-        agent = np.uint64(mix64(np.uint64(derive_seed(deal, np.uint64(AGENT_STREAM)))))
-        outcome = g.play_out("random", int(agent))
-        assert (int(outcome), g.round) == (outcomes[i], rounds[i]), f"game {i}"
-
-
-# -- copies and serialisation ------------------------------------------------------------
-
-
 def test_clone_is_equal_and_independent():
     g = GameState("hard", seed=4)
     before = g.to_dict()

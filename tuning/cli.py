@@ -7,7 +7,6 @@ import json
 import sys
 
 from lotr_sim.layout import DIFFICULTIES
-from lotr_sim.policies import POLICY_NAMES as POLICIES
 
 
 class _Parser(argparse.ArgumentParser):
@@ -47,43 +46,80 @@ def _seed(value: str) -> int:
     return number
 
 
+def _add_setup_arguments(command: argparse.ArgumentParser) -> None:
+    from agents.specs import agent_names
+
+    command.add_argument(
+        "--setup",
+        help="agents per stage: planning-questing-defense (travel, attack random) or all five, e.g. random-mcts-mcts",
+    )
+    command.add_argument("--policy", type=_choice("policy", agent_names()), help="the same agent on every stage")
+    command.add_argument("--config", help="an agent configuration file (TOML or JSON), e.g. an exported best.toml")
+    command.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="[STAGE.]PARAM=VALUE",
+        help="change a parameter, e.g. budget=40 or questing.c=1.2 (repeatable)",
+    )
+    command.add_argument("--difficulty", type=_choice("difficulty", DIFFICULTIES), default="hard")
+    command.add_argument("--full-scenario", action="store_true", help="play all three quest stages")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="lotr", description="Simulate, evaluate and tune agents for the LOTR card game model.")
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
     play = commands.add_parser("play", help="play one game and print its trace")
-    play.add_argument("--difficulty", type=_choice("difficulty", DIFFICULTIES), default="hard")
-    play.add_argument("--seed", type=_seed, default=0, help="the game's seed (deal and policy choices)")
-    play.add_argument("--policy", type=_choice("policy", POLICIES), default="random")
-    play.add_argument("--full-scenario", action="store_true", help="play all three quest stages")
+    _add_setup_arguments(play)
+    play.set_defaults(handler=_play, command_parser=play)
+    play.add_argument("--seed", type=_seed, default=0, help="the game's seed (deal and agents' choices)")
 
-    evaluate = commands.add_parser("eval", help="win rate of a policy over many games")
-    evaluate.add_argument("--policy", type=_choice("policy", POLICIES), default="random")
-    evaluate.add_argument("--difficulty", type=_choice("difficulty", DIFFICULTIES), default="hard")
+    evaluate = commands.add_parser("eval", help="win rate of a setup over many games")
+    _add_setup_arguments(evaluate)
+    evaluate.set_defaults(handler=_eval, command_parser=evaluate)
     evaluate.add_argument("--games", type=_positive, default=10_000)
     evaluate.add_argument("--seed", type=_seed, default=0, help="game i is dealt from (seed, i)")
     evaluate.add_argument("--workers", type=_positive, default=1)
-    evaluate.add_argument("--full-scenario", action="store_true")
     evaluate.add_argument("--json", action="store_true", help="print the result as JSON")
     return parser
 
 
-def _play(args) -> int:
-    from lotr_sim import GameState
-    from lotr_sim.playout import AGENT_STREAM
-    from lotr_sim.rng import derive_seed
+def _setup(parser: argparse.ArgumentParser, args):
+    """The setup named by --policy, --setup and/or --config, with --set applied; one-line errors."""
+    from agents.setup import Setup, parse_assignment
+    from agents.specs import SpecError
 
-    game = GameState(args.difficulty, args.seed, full_scenario=args.full_scenario, trace=True)
-    game.play_out(args.policy, int(derive_seed(args.seed, AGENT_STREAM)))
+    if args.policy and (args.setup or args.config):
+        parser.error("give --policy alone, or --setup and/or --config")
+    try:
+        if args.config:
+            data = Setup.read_mapping(args.config)
+            if args.setup:
+                data["setup"] = args.setup
+            setup = Setup.from_mapping(data, source=args.config)
+        elif args.setup:
+            setup = Setup.parse(args.setup)
+        else:
+            setup = Setup.uniform(args.policy or "random")
+        return setup.with_params(dict(parse_assignment(text) for text in args.set))
+    except SpecError as error:
+        parser.error(str(error))
+
+
+def _play(parser, args) -> int:
+    from agents.play import play_traced_game
+
+    game = play_traced_game(_setup(parser, args), args.difficulty, args.seed, full_scenario=args.full_scenario)
     print(game.trace_text())
     return 0
 
 
-def _eval(args) -> int:
-    from lotr_sim.evaluate import evaluate_policies
+def _eval(parser, args) -> int:
+    from agents.evaluation import evaluate_setup
 
-    result = evaluate_policies(
-        args.policy,
+    result = evaluate_setup(
+        _setup(parser, args),
         args.difficulty,
         args.games,
         seed=args.seed,
@@ -97,7 +133,7 @@ def _eval(args) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    return {"play": _play, "eval": _eval}[args.command](args)
+    return args.handler(args.command_parser, args)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,48 @@
+"""One decision by any compiled agent, and ``Agent``: the same from Python, on a ``GameState``."""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from lotr_sim import GameState
+from lotr_sim.actions import Action, decode
+from lotr_sim.cards import N_CARDS
+from lotr_sim.policies import policy_action
+from lotr_sim.rng import mix64
+from agents.flat_mc import flat_mc_decide
+from agents.mcts import mcts_decide
+from agents.specs import FLAT_MC, KIND, MCTS, AgentSpec
+
+
+@njit(cache=True)
+def decide(S, row, rs, act, scratch):
+    """Fill ``act`` with the choice of the agent described by ``row`` (specs.py) for ``S``'s pending decision."""
+    kind = np.int64(row[KIND])
+    if kind == MCTS:
+        mcts_decide(S, row, rs, act)
+    elif kind == FLAT_MC:
+        flat_mc_decide(S, row, rs, act)
+    else:
+        policy_action(S, kind, rs, act, scratch)
+
+
+class Agent:
+    """An agent with its own seeded random stream: ``Agent(AgentSpec.make("mcts"), seed=1).act(game)``.
+
+    ``act`` returns the chosen action and never changes ``game``. Honest agents
+    draw their determinizations from what the player sees only."""
+
+    def __init__(self, spec: AgentSpec, seed: int = 0):
+        self.spec = spec
+        self._row = spec.row()
+        self._rs = np.array([mix64(np.uint64(seed))], np.uint64)
+
+    def act(self, game: GameState) -> Action:
+        state = game.core_state()
+        act = np.empty(N_CARDS, np.int64)
+        decide(state, self._row, self._rs, act, np.empty_like(state))
+        return decode(game.stage, act)
+
+    def __repr__(self) -> str:
+        return f"Agent({self.spec})"

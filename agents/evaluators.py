@@ -1,0 +1,41 @@
+"""Leaf evaluation for the searches, kept apart from the search code (OpenSpiel's ``Evaluator``).
+
+A searcher asks ``leaf_value`` for the value (expected win, in [0, 1]) of a
+state it reached; how that value is estimated is decided here, from the
+agent row. Today: the mean outcome of playouts by the row's playout policy.
+A value network or a learned playout policy plugs in here, not in the
+search.
+"""
+
+import numpy as np
+from numba import njit
+
+from lotr_sim.layout import *  # noqa: F403  (the layout is a namespace of constants)
+from lotr_sim.playout import play_out
+from lotr_sim.rules import copy_state, determinize
+from agents.specs import PLAYOUT
+
+
+@njit(cache=True)
+def terminal_value(S):
+    return 1.0 if S[OUTCOME] == WIN else 0.0
+
+
+@njit(cache=True)
+def leaf_value(S, playouts, honest, row, rs, work, act, err, scratch):
+    """Mean outcome of ``playouts`` games played from ``S`` by the row's playout policy.
+
+    An honest evaluator re-draws the hidden deck orders before every playout;
+    the oracle plays from the true order. ``S`` is left unchanged; ``work``
+    is a state-sized array."""
+    if S[PHASE] == GAME_OVER:
+        return terminal_value(S)
+    policies = np.full(5, np.int64(row[PLAYOUT]))
+    wins = 0
+    for _ in range(playouts):
+        copy_state(work, S)
+        if honest:
+            determinize(work, rs)
+        if play_out(work, policies, rs, None, act, err, scratch) == WIN:
+            wins += 1
+    return wins / playouts

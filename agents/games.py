@@ -1,0 +1,51 @@
+"""Whole games of a setup in compiled code: the evaluation harness's inner loop.
+
+Common random numbers: game i is dealt from ``derive_seed(seed, i)`` whatever
+the setup, and the agent of stage s draws from its own stream
+``derive_seed(derive_seed(deal, AGENT_STREAM), s)``, so two setups face the
+same deals and a stage's agent is not disturbed by another stage's choice of
+agent.
+"""
+
+import numpy as np
+from numba import njit
+
+from lotr_sim.cards import N_CARDS
+from lotr_sim.layout import *  # noqa: F403  (the layout is a namespace of constants)
+from lotr_sim.playout import AGENT_STREAM, decision_index
+from lotr_sim.rng import derive_seed, mix64
+from lotr_sim.rules import apply_action, new_state
+from agents.decide import decide
+from agents.ticks import ticks
+
+N_STAGES = 5
+
+
+@njit(cache=True)
+def play_setup_games(difficulty, quest_stages, rows, seed, first, outcomes, rounds, game_ticks, stage_ticks, decisions):
+    """Play games ``first .. first + len(outcomes) - 1`` of ``seed`` with the agents ``rows`` (5 x ROW_WIDTH).
+
+    Per game: outcome, final round and ticks; per stage (added to): ticks spent
+    deciding and number of decisions."""
+    act = np.empty(N_CARDS, np.int64)
+    err = np.zeros(4, np.int64)
+    rs = np.empty((N_STAGES, 1), np.uint64)
+    for i in range(outcomes.shape[0]):
+        start = ticks()
+        deal = derive_seed(seed, first + i)
+        S = new_state(difficulty, quest_stages, deal, None)
+        scratch = np.empty_like(S)
+        agent_seed = derive_seed(deal, AGENT_STREAM)
+        for s in range(N_STAGES):
+            rs[s, 0] = mix64(derive_seed(agent_seed, s))
+        while S[PHASE] != GAME_OVER:
+            s = decision_index(S[PHASE])
+            before = ticks()
+            decide(S, rows[s], rs[s], act, scratch)
+            stage_ticks[s] += ticks() - before
+            decisions[s] += 1
+            if apply_action(S, act, err, None) != OK:
+                raise RuntimeError("an agent chose an illegal action")
+        outcomes[i] = S[OUTCOME]
+        rounds[i] = S[ROUND]
+        game_ticks[i] = ticks() - start
