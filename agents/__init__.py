@@ -1,1 +1,8 @@
-"""Game-playing agents (random, expert, flat Monte Carlo, MCTS, RL), combined per decision stage."""
+"""Game-playing agents (random, expert, flat Monte Carlo, MCTS), combined per decision stage."""
+
+from agents.decide import Agent
+from agents.evaluation import Evaluation, evaluate_setup
+from agents.setup import STAGES, Setup
+from agents.specs import AGENT_KINDS, AgentSpec, SpecError
+
+__all__ = ["AGENT_KINDS", "STAGES", "Agent", "AgentSpec", "Evaluation", "Setup", "SpecError", "evaluate_setup"]

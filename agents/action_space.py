@@ -24,6 +24,7 @@ determinization, so tree nodes keyed by them share statistics.
 import numpy as np
 from numba import njit
 
+from agents.specs import REDUCE_DEFENSE, REDUCE_PLANNING, REDUCE_QUESTING
 from lotr_sim.cards import CARDS, COST, ENEMY_FIRST, LOCATION_FIRST, N_CARDS, WILLPOWER
 from lotr_sim.layout import *  # noqa: F403  (the layout is a namespace of constants)
 from lotr_sim.legal import MAX_OPTIONS, decision_slots, enumerate_legal, product_size
@@ -39,7 +40,6 @@ from lotr_sim.rules import (
     staging_threat,
     total_resources,
 )
-from agents.specs import REDUCE_DEFENSE, REDUCE_PLANNING, REDUCE_QUESTING
 
 N_ENEMIES = LOCATION_FIRST - ENEMY_FIRST
 N_CHARACTERS = ENEMY_FIRST

@@ -5,14 +5,14 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from lotr_sim import GameState
+from agents.flat_mc import flat_mc_decide
+from agents.mcts import mcts_decide
+from agents.specs import FLAT_MC, KIND, MCTS, AgentSpec
+from lotr_sim import GameState, IllegalActionError
 from lotr_sim.actions import Action, decode
 from lotr_sim.cards import N_CARDS
 from lotr_sim.policies import policy_action
 from lotr_sim.rng import mix64
-from agents.flat_mc import flat_mc_decide
-from agents.mcts import mcts_decide
-from agents.specs import FLAT_MC, KIND, MCTS, AgentSpec
 
 
 @njit(cache=True)
@@ -39,6 +39,8 @@ class Agent:
         self._rs = np.array([mix64(np.uint64(seed))], np.uint64)
 
     def act(self, game: GameState) -> Action:
+        if game.is_over:
+            raise IllegalActionError("the game is over: there is no decision to make")
         state = game.core_state()
         act = np.empty(N_CARDS, np.int64)
         decide(state, self._row, self._rs, act, np.empty_like(state))

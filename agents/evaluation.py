@@ -17,12 +17,12 @@ from dataclasses import dataclass, field
 import numpy as np
 from numba import njit
 
-from lotr_sim import layout as L
-from lotr_sim.state import parse_difficulty
-from lotr_sim.stats import normal_half_width, wilson_interval
 from agents.games import N_STAGES, play_setup_games
 from agents.setup import STAGES, Setup
 from agents.ticks import ticks
+from lotr_sim import layout as L
+from lotr_sim.state import parse_difficulty
+from lotr_sim.stats import normal_half_width, wilson_interval
 
 CHUNK_SECONDS = 0.5
 MAX_CHUNK_GAMES = 20_000

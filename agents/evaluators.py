@@ -10,10 +10,10 @@ search.
 import numpy as np
 from numba import njit
 
+from agents.specs import PLAYOUT
 from lotr_sim.layout import *  # noqa: F403  (the layout is a namespace of constants)
 from lotr_sim.playout import play_out
 from lotr_sim.rules import copy_state, determinize
-from agents.specs import PLAYOUT
 
 
 @njit(cache=True)

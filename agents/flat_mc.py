@@ -9,12 +9,12 @@ the candidate listed first, the playout policy's choice leading).
 import numpy as np
 from numba import njit
 
-from lotr_sim.layout import *  # noqa: F403  (the layout is a namespace of constants)
-from lotr_sim.rules import apply_action, copy_state, determinize
 from agents.action_space import ENUMERATION_LIMIT, key_action, root_candidates
 from agents.evaluators import leaf_value
 from agents.mcts import order_root
 from agents.specs import BUDGET, ORACLE
+from lotr_sim.layout import *  # noqa: F403  (the layout is a namespace of constants)
+from lotr_sim.rules import apply_action, copy_state, determinize
 
 
 @njit(cache=True)

@@ -10,13 +10,13 @@ agent.
 import numpy as np
 from numba import njit
 
+from agents.decide import decide
+from agents.ticks import ticks
 from lotr_sim.cards import N_CARDS
 from lotr_sim.layout import *  # noqa: F403  (the layout is a namespace of constants)
 from lotr_sim.playout import AGENT_STREAM, decision_index
 from lotr_sim.rng import derive_seed, mix64
 from lotr_sim.rules import apply_action, new_state
-from agents.decide import decide
-from agents.ticks import ticks
 
 N_STAGES = 5
 

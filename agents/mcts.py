@@ -27,12 +27,6 @@ touched: the search works on its own copies and returns an action only.
 import numpy as np
 from numba import njit
 
-from lotr_sim.cards import N_CARDS
-from lotr_sim.layout import *  # noqa: F403  (the layout is a namespace of constants)
-from lotr_sim.legal import MAX_OPTIONS
-from lotr_sim.policies import policy_action
-from lotr_sim.rng import below
-from lotr_sim.rules import apply_action, copy_state, determinize
 from agents.action_space import (
     ENUMERATION_LIMIT,
     action_key,
@@ -45,7 +39,13 @@ from agents.action_space import (
     sample_action,
 )
 from agents.evaluators import leaf_value
-from agents.specs import BUDGET, C, FINAL, ORACLE, PLAYOUT, PPN
+from agents.specs import BUDGET, FINAL, ORACLE, PLAYOUT, PPN, C
+from lotr_sim.cards import N_CARDS
+from lotr_sim.layout import *  # noqa: F403  (the layout is a namespace of constants)
+from lotr_sim.legal import MAX_OPTIONS
+from lotr_sim.policies import policy_action
+from lotr_sim.rng import below
+from lotr_sim.rules import apply_action, copy_state, determinize
 
 ROOT = 0
 NONE = -1

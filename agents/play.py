@@ -4,17 +4,20 @@ from __future__ import annotations
 
 import numpy as np
 
+from agents.decide import Agent
+from agents.setup import STAGES, Setup
 from lotr_sim import GameState
 from lotr_sim.playout import AGENT_STREAM
 from lotr_sim.rng import derive_seed
-from agents.decide import Agent
-from agents.setup import STAGES, Setup
 
 
 def stage_agents(setup: Setup, deal_seed: int) -> dict[str, Agent]:
     """The setup's agents with the random streams the harness gives them for a game dealt from ``deal_seed``."""
-    agent_seed = derive_seed(np.uint64(deal_seed), AGENT_STREAM)
-    return {stage: Agent(spec, int(derive_seed(agent_seed, s))) for s, (stage, spec) in enumerate(zip(STAGES, setup.agents))}
+    agent_seed = np.uint64(derive_seed(np.uint64(deal_seed), np.uint64(AGENT_STREAM)))
+    return {
+        stage: Agent(spec, int(derive_seed(agent_seed, np.uint64(s))))
+        for s, (stage, spec) in enumerate(zip(STAGES, setup.agents))
+    }
 
 
 def play_traced_game(setup: Setup, difficulty: str, seed: int, full_scenario: bool = False) -> GameState:

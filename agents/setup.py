@@ -3,7 +3,8 @@
 Short forms name the agents only, each with its default parameters:
 ``"P-Q-D"`` is planning-questing-defense with a random agent at travel and
 attack (the thesis's convention, e.g. ``"random-mcts-mcts"``);
-``"P-Q-T-D-A"`` names all five stages. Agent names may contain dashes
+``"P-Q-T-D-A"`` names all five stages; a single name puts that agent on every
+stage. Agent names may contain dashes
 (``"flat-mc-oracle-mcts-random"``); the longest known name wins.
 
 Configuration files (what tuning exports and ``lotr eval --config`` loads) are

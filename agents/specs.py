@@ -15,7 +15,9 @@ from typing import Any
 
 import numpy as np
 
-from lotr_sim.policies import EXPERT as EXPERT_CODE, POLICY_NAMES, RANDOM as RANDOM_CODE
+from lotr_sim.policies import EXPERT as EXPERT_CODE
+from lotr_sim.policies import POLICY_NAMES
+from lotr_sim.policies import RANDOM as RANDOM_CODE
 
 # Agent codes of the compiled dispatcher (``agents.decide``).
 RANDOM = RANDOM_CODE

@@ -160,3 +160,15 @@ def decision_states():
         for seed in range(8):
             states.extend(walk(difficulty, seed, rng_seed=100 + seed))
     return states
+
+
+def run_cli(capsys, *argv):
+    """Run ``lotr *argv``; return (exit code, stdout, stderr)."""
+    from tuning.cli import main
+
+    try:
+        code = main(list(argv))
+    except SystemExit as stop:
+        code = stop.code
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err

@@ -3,21 +3,11 @@
 import json
 
 import numpy as np
-
 import pytest
+from conftest import run_cli
 
 from agents.evaluation import evaluate_setup
 from lotr_sim.stats import normal_half_width, wilson_interval
-from tuning.cli import main
-
-
-def run_cli(capsys, *argv):
-    try:
-        code = main(list(argv))
-    except SystemExit as stop:
-        code = stop.code
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
 
 
 @pytest.mark.parametrize(

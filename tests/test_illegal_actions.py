@@ -2,8 +2,8 @@
 
 import numpy as np
 import pytest
-
 from conftest import make_state
+
 from lotr_sim import (
     Attack,
     Defend,

@@ -155,3 +155,12 @@ def test_reordered_deck_changes_the_future():
         h.play_out("random", 1)
         futures.add(h.to_json())
     assert len(futures) > 1
+
+
+def test_determinize_depends_on_the_observation_only(decision_states):
+    """Two games that differ only in the hidden deck orders determinize identically from the same seed,
+    which is what keeps an agent that searches determinizations honest."""
+    rng = np.random.default_rng(3)
+    for i, g in enumerate(decision_states[::5]):
+        h = g.determinize(rng)
+        assert g.determinize(i) == h.determinize(i)

@@ -7,9 +7,9 @@ import textwrap
 
 import numpy as np
 import pytest
+from conftest import make_state
 from scipy import stats
 
-from conftest import make_state
 from lotr_sim import (
     Attack,
     Defend,

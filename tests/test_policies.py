@@ -2,9 +2,9 @@
 
 import numpy as np
 import pytest
+from conftest import make_state
 from scipy import stats
 
-from conftest import make_state
 from lotr_sim import Attack, Defend, Plan, Quest, Travel
 
 ORCS, SPIDER, PATROL, BATS, KING_SPIDER, SPAWN = 18, 22, 26, 27, 28, 30

@@ -6,8 +6,8 @@ decision and look at what the rules did. Hero ids: 0 Dunhere (willpower 1),
 """
 
 import pytest
-
 from conftest import make_state
+
 from lotr_sim import Attack, Defend, GameState, Outcome, Plan, Quest, Stage, Travel
 from lotr_sim.cards import ENEMY_IDS, LOCATION_IDS
 

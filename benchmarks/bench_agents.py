@@ -1,0 +1,75 @@
+"""Search agents: speed (ms per game and per decision) and strength on hard.
+
+Run: python benchmarks/bench_agents.py [--games 1000] [--workers 2] [--speed-only]
+
+Speed runs on one core: honest random-mcts-mcts at budget 200, ppn 20, random
+playouts (ms per game), and ms per questing/defense decision at budgets 40,
+200 and 800 (ppn = budget / 10). Strength: games 0..games-1 of seed 0 on hard
+(the same deals for every row), honest and oracle random-mcts-mcts at
+(budget, ppn) = (40, 10), (200, 20), (800, 80) with random and expert
+playouts, and random-flat-mc-flat-mc at budget 200; each win rate with its 95%
+Wilson interval.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from agents.evaluation import evaluate_setup
+from agents.setup import Setup
+
+BUDGETS = ((40, 10), (200, 20), (800, 80))
+
+
+def mcts_setup(agent: str, budget: int, ppn: int, playout: str = "random") -> Setup:
+    return Setup.parse(f"random-{agent}-{agent}").with_params({"budget": budget, "ppn": ppn, "playout": playout})
+
+
+def speed(games: int) -> None:
+    setup = mcts_setup("mcts", 200, 20)
+    evaluate_setup(setup, "hard", 20, seed=99)  # compile / load the cache
+    result = evaluate_setup(setup, "hard", games, seed=0)
+    print(
+        f"speed  {setup}, hard, {games} games: {1000 * result.mean_seconds_per_game:.2f} ms per game "
+        f"(p95 {1000 * result.p95_seconds_per_game:.2f}), {result.games_per_second:.0f} games/s, one core"
+    )
+    for budget, ppn in BUDGETS:
+        result = evaluate_setup(mcts_setup("mcts", budget, ppn), "hard", games, seed=0)
+        ms = result.ms_per_decision
+        print(
+            f"speed  budget {budget:4d} ppn {ppn:3d}: questing {ms['questing']:.3f} ms/decision, "
+            f"defense {ms['defense']:.3f} ms/decision, {1000 * result.mean_seconds_per_game:.2f} ms per game"
+        )
+
+
+def strength(games: int, workers: int) -> None:
+    rows = [
+        mcts_setup(agent, budget, ppn, playout)
+        for agent in ("mcts", "oracle-mcts")
+        for playout in ("random", "expert")
+        for budget, ppn in BUDGETS
+    ]
+    rows.append(Setup.parse("random-flat-mc-flat-mc").with_params({"budget": 200}))
+    rows.insert(0, Setup.parse("random-random-random"))
+    for setup in rows:
+        result = evaluate_setup(setup, "hard", games, seed=0, workers=workers)
+        low, high = result.wilson_95
+        print(
+            f"strength  {str(setup):95s} {100 * result.win_rate:5.1f}% [{100 * low:.1f}, {100 * high:.1f}] "
+            f"n={result.games}  {1000 * result.mean_seconds_per_game:7.2f} ms/game"
+        )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, default=1000)
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--speed-only", action="store_true")
+    args = parser.parse_args()
+    speed(min(args.games, 500))
+    if not args.speed_only:
+        strength(args.games, args.workers)
+
+
+if __name__ == "__main__":
+    main()

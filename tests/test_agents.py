@@ -1,0 +1,180 @@
+"""Agents: honesty, legality, non-interference with the real game, search sanity, the harness."""
+
+import json
+
+import numpy as np
+import pytest
+from conftest import run_cli
+
+from agents.decide import Agent, decide
+from agents.evaluation import evaluate_setup
+from agents.play import play_traced_game, stage_agents
+from agents.setup import Setup
+from agents.specs import AgentSpec
+from lotr_sim import GameState
+from lotr_sim.cards import N_CARDS
+
+SMALL = {
+    "flat-mc": AgentSpec.make("flat-mc", budget=30),
+    "mcts": AgentSpec.make("mcts", budget=40, ppn=4),
+    "mcts-expert": AgentSpec.make("mcts", budget=40, ppn=4, playout="expert", final="mean", reduction=False),
+    "oracle-mcts": AgentSpec.make("oracle-mcts", budget=40, ppn=4),
+}
+HONEST = ("flat-mc", "mcts", "mcts-expert")
+
+
+# -- honesty ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", HONEST)
+def test_honest_decisions_do_not_depend_on_the_hidden_deck_order(decision_states, name):
+    """Same observation, same agent seed, different true deck orders: the same decision."""
+    rng = np.random.default_rng(5)
+    for i, game in enumerate(decision_states[::6]):
+        other = game.determinize(rng)  # same observation, re-drawn hidden order
+        assert other.observation() == game.observation()
+        a = Agent(SMALL[name], seed=i).act(game)
+        b = Agent(SMALL[name], seed=i).act(other)
+        assert a == b, f"{name} read the hidden deck order at state {i}"
+
+
+def test_the_oracle_reads_the_deck_order(decision_states):
+    rng = np.random.default_rng(5)
+    changed = 0
+    for i, game in enumerate(decision_states[::6]):
+        other = game.determinize(rng)
+        if Agent(SMALL["oracle-mcts"], seed=i).act(game) != Agent(SMALL["oracle-mcts"], seed=i).act(other):
+            changed += 1
+    assert changed > 0
+
+
+# -- the real game ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", [*HONEST, "oracle-mcts"])
+def test_a_decision_leaves_the_real_game_untouched(decision_states, name):
+    """Deciding changes nothing; the game then differs from before only by the chosen action."""
+    for i, state in enumerate(decision_states[::9]):
+        game, before = state.clone(), state.clone()
+        S = game.core_state()
+        original = S.copy()
+        act = np.empty(N_CARDS, np.int64)
+        decide(S, SMALL[name].row(), np.array([i], np.uint64), act, np.empty_like(S))  # as the game loop calls it
+        assert np.array_equal(S, original)
+        action = Agent(SMALL[name], seed=i).act(game)
+        assert game == before
+        game.apply(action)
+        before.apply(action)
+        assert game == before
+
+
+@pytest.mark.parametrize("difficulty", ["easy", "medium", "hard"])
+def test_every_agent_decides_legally_on_every_stage(difficulty):
+    """The compiled game loop raises on an illegal decision; every agent plays every stage."""
+    for name in ("expert", *SMALL):
+        setup = Setup(*[SMALL.get(name) or AgentSpec.make(name)] * 5)
+        result = evaluate_setup(setup, difficulty, games=40, seed=7)
+        assert result.games == 40
+        assert all(result.decisions[stage] > 0 for stage in ("planning", "questing", "defense"))
+
+
+def test_python_play_is_the_harness_game():
+    """``lotr play`` (Python interface, checked actions) plays the harness's game for that deal."""
+    setup = Setup.parse("random-mcts-mcts").with_params({"budget": 40, "ppn": 8})
+    result = evaluate_setup(setup, "hard", games=6, seed=3)
+    from lotr_sim.rng import derive_seed
+
+    for i in range(6):
+        game = play_traced_game(setup, "hard", int(derive_seed(np.uint64(3), np.uint64(i))))
+        assert int(game.outcome) == result.outcomes[i]
+    assert set(stage_agents(setup, 0)) == {"planning", "questing", "travel", "defense", "attack"}
+
+
+# -- search sanity ---------------------------------------------------------------------------
+
+
+def test_mcts_questing_clearly_beats_random_on_hard():
+    baseline = evaluate_setup("random-random-random", "hard", games=400, seed=0)
+    mcts = evaluate_setup("random-mcts-random", "hard", games=400, seed=0)
+    assert mcts.wilson_95[0] > baseline.wilson_95[1] + 0.05, (mcts.report(), baseline.report())
+
+
+def test_mcts_with_budget_one_plays_its_expert_playout_policy():
+    """One playout: the tree expands the playout policy's choice first and returns it."""
+    mcts = AgentSpec.make("mcts", budget=1, playout="expert", reduction=False)
+    expert = AgentSpec.make("expert")
+    random = AgentSpec.make("random")
+    with_mcts = evaluate_setup(Setup(random, mcts, random, mcts, random), "hard", games=2000, seed=4)
+    with_expert = evaluate_setup(Setup(random, expert, random, expert, random), "hard", games=2000, seed=4)
+    assert np.array_equal(with_mcts.outcomes, with_expert.outcomes)
+
+
+def test_mcts_with_budget_one_plays_like_its_random_playout_policy():
+    spec = AgentSpec.make("mcts", budget=1, reduction=False)
+    random = AgentSpec.make("random")
+    mcts = evaluate_setup(Setup(random, spec, random, spec, random), "medium", games=20_000, seed=8)
+    base = evaluate_setup("random-random-random", "medium", games=20_000, seed=8)
+    assert abs(mcts.win_rate - base.win_rate) < 4 * np.sqrt(0.25 / 10_000), (mcts.report(), base.report())
+
+
+def test_evaluation_is_identical_with_one_and_two_workers():
+    setup = Setup.parse("random-mcts-mcts").with_params({"budget": 40, "ppn": 10})
+    one = evaluate_setup(setup, "hard", games=120, seed=2, workers=1)
+    two = evaluate_setup(setup, "hard", games=120, seed=2, workers=2)
+    assert np.array_equal(one.game_ids, two.game_ids) and np.array_equal(one.outcomes, two.outcomes)
+    assert one.rounds_histogram == two.rounds_histogram
+
+
+# -- reports and errors ----------------------------------------------------------------------
+
+
+def test_the_report_has_every_figure_and_marks_the_oracle():
+    result = evaluate_setup(Setup.parse("random-oracle-mcts-random").with_params({"budget": 20, "ppn": 5}), "hard", 30)
+    text = result.report()
+    assert text.startswith("ORACLE")
+    for figure in ("Wilson interval", "normal +-", "by threat", "histogram", "p95", "ms per decision", "questing"):
+        assert figure in text
+    data = result.to_dict()
+    assert data["oracle"] is True and data["config"]["questing"]["agent"] == "oracle-mcts"
+    assert result.ms_per_decision["questing"] > 0 and result.p95_seconds_per_game >= result.mean_seconds_per_game / 10
+    json.dumps(data)
+
+
+def test_eval_reads_a_config_file_and_applies_set(capsys, tmp_path):
+    path = tmp_path / "best.toml"
+    Setup.parse("random-mcts-mcts").with_params({"budget": 20, "ppn": 5}).dump(path, metadata={"study": "t"})
+    code, out, _ = run_cli(capsys, "eval", "--config", str(path), "--games", "20", "--json", "--set", "defense.c=2")
+    assert code == 0
+    config = json.loads(out)["config"]
+    assert config["questing"]["budget"] == 20 and config["defense"]["c"] == 2.0 and config["questing"]["c"] != 2.0
+
+
+@pytest.mark.parametrize(
+    "argv, expected",
+    [
+        (("--setup", "random-mtcs-mcts"), "unknown agent 'mtcs' at questing; valid: random, expert, flat-mc, mcts"),
+        (("--setup", "random-mcts"), "expected 1 agent, 3 parts"),
+        (("--setup", "random-mcts-mcts", "--set", "questing.depth=3"), "mcts has no parameter 'depth'"),
+        (("--setup", "random-mcts-mcts", "--set", "ppn=0"), "ppn = 0 is invalid; expected an integer in [1, 100000]"),
+        (("--setup", "random-mcts-mcts", "--set", "playout=smart"), "expected one of random, expert"),
+        (("--config", "/nonexistent/best.toml"), "cannot read"),
+        (("--policy", "mcts", "--setup", "random-mcts-mcts"), "give --policy alone"),
+    ],
+)
+def test_bad_setups_are_one_line_errors_with_exit_code_2(capsys, argv, expected):
+    code, out, err = run_cli(capsys, "eval", "--games", "5", *argv)
+    assert code == 2 and out == ""
+    assert len(err.strip().splitlines()) == 1 and expected in err, err
+
+
+def test_play_prints_a_setup_game(capsys):
+    code, out, _ = run_cli(capsys, "play", "--setup", "random-mcts-mcts", "--set", "budget=20", "--seed", "3")
+    assert code == 0 and out.strip().splitlines()[-1].startswith("game over: ")
+    assert run_cli(capsys, "play", "--setup", "random-mcts-mcts", "--set", "budget=20", "--seed", "3")[1] == out
+
+
+def test_agents_use_only_their_own_seeded_stream():
+    game = GameState("hard", seed=11)
+    spec = SMALL["mcts"]
+    assert Agent(spec, seed=1).act(game) == Agent(spec, seed=1).act(game)
+    assert len({Agent(spec, seed=s).act(game) for s in range(30)}) > 1
