@@ -1,5 +1,12 @@
 """Game-playing agents (random, expert, flat Monte Carlo, MCTS), combined per decision stage."""
 
+from pathlib import Path
+
+from lotr_sim import _jit_cache
+
+_jit_cache.configure(Path(__file__).resolve().parent)  # before any compiled agent is defined
+
+
 from agents.decide import Agent
 from agents.evaluation import Evaluation, evaluate_setup
 from agents.setup import STAGES, Setup

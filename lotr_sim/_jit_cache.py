@@ -5,7 +5,9 @@ the functions it calls or the constants it reads in other modules: after an
 edit to ``rules.py`` or ``layout.py``, the cached machine code of
 ``policies.py`` would silently run the old rules. Pointing the cache at a
 folder named by the hash of every source file of the package makes any edit
-recompile everything. Runs once, before any compiled function is defined.
+recompile everything. ``configure`` runs before any compiled function of the
+package is defined; a package compiled on top of this one (``agents``) calls it
+again with its own folder, so its cache is keyed by both packages' sources.
 """
 
 import hashlib
@@ -18,10 +20,10 @@ import numba
 _PACKAGE = Path(__file__).resolve().parent
 
 
-def _sources_digest() -> str:
+def _sources_digest(packages: tuple[Path, ...]) -> str:
     digest = hashlib.sha256()
-    for path in sorted(_PACKAGE.glob("*.py")):
-        digest.update(path.name.encode())
+    for path in sorted(p for package in packages for p in package.glob("*.py")):
+        digest.update(f"{path.parent.name}/{path.name}".encode())
         digest.update(path.read_bytes())
     digest.update(numba.__version__.encode())
     return digest.hexdigest()[:16]
@@ -40,6 +42,7 @@ def _writable_base() -> Path:
     return Path(tempfile.gettempdir())
 
 
-def configure() -> None:
-    """Set Numba's cache folder to one keyed by the package's source hash."""
-    numba.config.CACHE_DIR = str(_writable_base() / f"numba-{_sources_digest()}")
+def configure(*dependents: Path) -> None:
+    """Set Numba's cache folder to one keyed by the sources of this package and of ``dependents``
+    (folders of packages whose compiled functions call this one's)."""
+    numba.config.CACHE_DIR = str(_writable_base() / f"numba-{_sources_digest((_PACKAGE, *dependents))}")

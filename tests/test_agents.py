@@ -178,3 +178,23 @@ def test_agents_use_only_their_own_seeded_stream():
     spec = SMALL["mcts"]
     assert Agent(spec, seed=1).act(game) == Agent(spec, seed=1).act(game)
     assert len({Agent(spec, seed=s).act(game) for s in range(30)}) > 1
+
+
+def test_ctrl_c_stops_cleanly_and_reports_the_games_finished(monkeypatch):
+    import agents.evaluation as evaluation
+
+    calls = []
+    real = evaluation.play_chunk
+
+    def interrupted_on_third_chunk(*args):
+        calls.append(args)
+        if len(calls) == 3:
+            raise KeyboardInterrupt
+        return real(*args)
+
+    monkeypatch.setattr(evaluation, "play_chunk", interrupted_on_third_chunk)
+    result = evaluate_setup("random-random-random", "hard", games=100_000, seed=1)
+    finished = sum(args[-1] for args in calls[:2])
+    assert result.interrupted and result.games == finished == result.game_ids.size
+    assert np.array_equal(result.game_ids, np.arange(finished))
+    assert "(interrupted)" in result.report()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 
 from lotr_sim.layout import DIFFICULTIES
@@ -133,7 +134,11 @@ def _eval(parser, args) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    return args.handler(args.command_parser, args)
+    try:
+        return args.handler(args.command_parser, args)
+    except BrokenPipeError:  # output piped into a reader that stopped early (| head)
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
 
 
 if __name__ == "__main__":
