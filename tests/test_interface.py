@@ -323,20 +323,27 @@ def test_legal_actions_sequence_interface():
 # -- compiled-code cache -----------------------------------------------------------------
 
 
-def test_numba_cache_folder_is_keyed_by_every_source_file(tmp_path, monkeypatch):
+def test_numba_cache_folder_is_keyed_by_every_source_file(tmp_path):
     """A stale on-disk cache once ran old constants in policies.py (every compiled game
     failed with 'a compiled policy chose an illegal action'). The cache folder must be
-    named by a digest of all the package's sources, so that editing any of them (here:
-    layout.py in a copy of the package) moves the cache."""
+    named by a digest of all the sources compiled into it: the simulator's for its own
+    functions, the simulator's and the agents' for the agents (which inline the rules)."""
     import shutil
+    from pathlib import Path
 
-    import numba
+    import agents.mcts
+    import lotr_sim.rules
 
     cache = pytest.importorskip("lotr_sim._jit_cache")
-    assert numba.config.CACHE_DIR.endswith(f"numba-{cache._sources_digest()}")
-    copy = tmp_path / "lotr_sim"
-    shutil.copytree(cache._PACKAGE, copy, ignore=shutil.ignore_patterns("__pycache__"))
-    monkeypatch.setattr(cache, "_PACKAGE", copy)
-    digest = cache._sources_digest()
-    (copy / "layout.py").write_text((copy / "layout.py").read_text() + "\n# edited\n")
-    assert cache._sources_digest() != digest
+    agents_dir = Path(agents.mcts.__file__).parent
+    assert f"numba-{cache._sources_digest((cache._PACKAGE,))}" in lotr_sim.rules.advance._cache._cache_path
+    assert f"numba-{cache._sources_digest((cache._PACKAGE, agents_dir))}" in agents.mcts.mcts_decide._cache._cache_path
+    copies = []
+    for package in (cache._PACKAGE, agents_dir):
+        copies.append(tmp_path / package.name)
+        shutil.copytree(package, copies[-1], ignore=shutil.ignore_patterns("__pycache__"))
+    digest = cache._sources_digest(tuple(copies))
+    for edited in (copies[0] / "layout.py", copies[1] / "action_space.py"):
+        edited.write_text(edited.read_text() + "\n# edited\n")
+        assert cache._sources_digest(tuple(copies)) != digest
+        digest = cache._sources_digest(tuple(copies))
