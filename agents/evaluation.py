@@ -10,6 +10,7 @@ finished.
 
 from __future__ import annotations
 
+import functools
 import time
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
@@ -17,16 +18,20 @@ from dataclasses import dataclass, field
 import numpy as np
 from numba import njit
 
+from agents.batch import GameBatch
 from agents.games import N_STAGES, play_setup_games
 from agents.setup import STAGES, Setup
+from agents.specs import PYTHON
 from agents.ticks import ticks
 from lotr_sim import layout as L
+from lotr_sim.rng import derive_seed
 from lotr_sim.state import parse_difficulty
 from lotr_sim.stats import normal_half_width, wilson_interval
 
 CHUNK_SECONDS = 0.5
 MAX_CHUNK_GAMES = 20_000
 FIRST_CHUNK_GAMES = 8
+WARM_UP_SEED = 2**64 - 1  # the warm-up game is dealt from it and discarded
 
 
 @njit(cache=True)
@@ -113,20 +118,60 @@ class Evaluation:
         return "\n".join(lines)
 
 
-def play_chunk(difficulty: int, quest_stages: int, rows: np.ndarray, seed: int, first: int, count: int):
+def play_chunk(setup: Setup, difficulty: int, quest_stages: int, seed: int, first: int, count: int):
     """Games first..first+count-1: (outcomes, rounds, seconds per game, seconds per stage, decisions per stage)."""
+    if setup.has_python_agents:
+        return play_chunk_in_batches(setup, difficulty, quest_stages, seed, first, count)
     outcomes = np.empty(count, np.int64)
     rounds = np.empty(count, np.int64)
     game_ticks = np.empty(count, np.int64)
     stage_ticks = np.zeros(N_STAGES, np.int64)
     decisions = np.zeros(N_STAGES, np.int64)
     wall, start = time.perf_counter(), now_ticks()
-    play_setup_games(difficulty, quest_stages, rows, np.uint64(seed), first, outcomes, rounds, game_ticks, stage_ticks, decisions)
+    play_setup_games(
+        difficulty, quest_stages, setup.rows(), np.uint64(seed), first, outcomes, rounds, game_ticks, stage_ticks, decisions
+    )
     elapsed, span = time.perf_counter() - wall, now_ticks() - start
     if span > 0:
         seconds_per_tick = elapsed / span
         return outcomes, rounds, game_ticks * seconds_per_tick, stage_ticks * seconds_per_tick, decisions
     return outcomes, rounds, np.full(count, elapsed / count), np.full(N_STAGES, np.nan), decisions
+
+
+@functools.lru_cache(maxsize=16)
+def _learner(stage: str, spec):
+    from agents.rl import make_learner
+
+    return make_learner(stage, spec)
+
+
+def play_chunk_in_batches(setup: Setup, difficulty: int, quest_stages: int, seed: int, first: int, count: int):
+    """``play_chunk`` for setups with Python agents: the games in lockstep, one network call per
+    stage and step. Time per game is the chunk's time shared equally among its games."""
+    python_stages = {STAGES.index(stage): (spec["policy"], _learner(stage, spec))
+                     for stage, spec in zip(STAGES, setup.agents) if spec.kind.code == PYTHON}
+    batch = GameBatch(setup.rows(), difficulty, quest_stages, count)
+    for k in range(count):
+        batch.deal(k, int(derive_seed(np.uint64(seed), np.uint64(first + k))))
+    outcomes = np.empty(count, np.int64)
+    rounds = np.empty(count, np.int64)
+    python_seconds = np.zeros(N_STAGES)
+    wall, start = time.perf_counter(), now_ticks()
+    while batch.active.any():
+        batch.advance()
+        for slot in batch.finished():
+            outcomes[slot], rounds[slot] = batch.outcome(slot), batch.round(slot)
+            batch.active[slot] = False
+        for index, (mode, learner) in python_stages.items():
+            slots = batch.at_stage(index)
+            if slots.size:
+                before = time.perf_counter()
+                acts, _ = learner.choose(batch.states[slots], batch.uniforms(slots, index), mode)
+                batch.apply(slots, acts)
+                python_seconds[index] += time.perf_counter() - before
+    elapsed, span = time.perf_counter() - wall, now_ticks() - start
+    compiled_seconds = batch.stage_ticks * (elapsed / span) if span > 0 else np.zeros(N_STAGES)
+    return outcomes, rounds, np.full(count, elapsed / count), compiled_seconds + python_seconds, batch.decisions
 
 
 class _Chunks:
@@ -164,9 +209,10 @@ def evaluate_setup(
         raise ValueError(f"games must be at least 1, got {games}")
     if workers < 1:
         raise ValueError(f"workers must be at least 1, got {workers}")
-    args = (level, 3 if full_scenario else 1, setup.rows(), seed)
+    args = (setup, level, 3 if full_scenario else 1, seed)
     chunks = _Chunks(games)
     results: dict[int, tuple] = {}
+    play_chunk(setup, level, args[2], WARM_UP_SEED, 0, 1)  # compile or load the compiled code, load networks: untimed
     bar = _progress_bar(games, progress)
     interrupted = False
     start = time.perf_counter()

@@ -11,6 +11,7 @@ import numpy as np
 from numba import njit
 
 from agents.decide import decide
+from agents.specs import KIND, PYTHON
 from agents.ticks import ticks
 from lotr_sim.cards import N_CARDS
 from lotr_sim.layout import *  # noqa: F403  (the layout is a namespace of constants)
@@ -22,8 +23,34 @@ N_STAGES = 5
 
 
 @njit(cache=True)
+def seed_agents(deal, rs):
+    """The agents' streams for a game dealt from ``deal``: row s of ``rs`` for stage s."""
+    agent_seed = derive_seed(deal, AGENT_STREAM)
+    for s in range(N_STAGES):
+        rs[s, 0] = mix64(derive_seed(agent_seed, s))
+
+
+@njit(cache=True)
+def play_compiled_stages(S, rows, rs, act, err, scratch, stage_ticks, decisions):
+    """Advance ``S`` with the compiled agents of ``rows`` until a decision of a Python agent
+    (return its stage index) or the end of the game (return -1)."""
+    while S[PHASE] != GAME_OVER:
+        s = decision_index(S[PHASE])
+        if rows[s, KIND] == PYTHON:
+            return s
+        before = ticks()
+        decide(S, rows[s], rs[s], act, scratch)
+        stage_ticks[s] += ticks() - before
+        decisions[s] += 1
+        if apply_action(S, act, err, None) != OK:
+            raise RuntimeError("an agent chose an illegal action")
+    return -1
+
+
+@njit(cache=True)
 def play_setup_games(difficulty, quest_stages, rows, seed, first, outcomes, rounds, game_ticks, stage_ticks, decisions):
-    """Play games ``first .. first + len(outcomes) - 1`` of ``seed`` with the agents ``rows`` (5 x ROW_WIDTH).
+    """Play games ``first .. first + len(outcomes) - 1`` of ``seed`` with the compiled agents ``rows``
+    (5 x ROW_WIDTH).
 
     Per game: outcome, final round and ticks; per stage (added to): ticks spent
     deciding and number of decisions."""
@@ -34,18 +61,20 @@ def play_setup_games(difficulty, quest_stages, rows, seed, first, outcomes, roun
         start = ticks()
         deal = derive_seed(seed, first + i)
         S = new_state(difficulty, quest_stages, deal, None)
-        scratch = np.empty_like(S)
-        agent_seed = derive_seed(deal, AGENT_STREAM)
-        for s in range(N_STAGES):
-            rs[s, 0] = mix64(derive_seed(agent_seed, s))
-        while S[PHASE] != GAME_OVER:
-            s = decision_index(S[PHASE])
-            before = ticks()
-            decide(S, rows[s], rs[s], act, scratch)
-            stage_ticks[s] += ticks() - before
-            decisions[s] += 1
-            if apply_action(S, act, err, None) != OK:
-                raise RuntimeError("an agent chose an illegal action")
+        seed_agents(deal, rs)
+        if play_compiled_stages(S, rows, rs, act, err, np.empty_like(S), stage_ticks, decisions) != -1:
+            raise RuntimeError("play_setup_games takes compiled agents only")
         outcomes[i] = S[OUTCOME]
         rounds[i] = S[ROUND]
         game_ticks[i] = ticks() - start
+
+
+@njit(cache=True)
+def advance_batch(states, active, rows, rs, waiting, stage_ticks, decisions):
+    """``play_compiled_stages`` for every active game of a batch; ``waiting[i]`` gets its result."""
+    act = np.empty(N_CARDS, np.int64)
+    err = np.zeros(4, np.int64)
+    scratch = np.empty(states.shape[1], np.int64)
+    for i in range(states.shape[0]):
+        if active[i]:
+            waiting[i] = play_compiled_stages(states[i], rows, rs[i], act, err, scratch, stage_ticks, decisions)

@@ -33,6 +33,7 @@ raises ``SpecError`` with one line naming the file and the key.
 from __future__ import annotations
 
 import json
+import os
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
@@ -41,7 +42,7 @@ from typing import Any
 import numpy as np
 import tomli_w
 
-from agents.specs import AGENT_KINDS, AgentKind, AgentSpec, SpecError
+from agents.specs import AGENT_KINDS, PYTHON, AgentKind, AgentSpec, SpecError
 
 STAGES = ("planning", "questing", "travel", "defense", "attack")
 SHORT_STAGES = ("planning", "questing", "defense")  # the three-part short form
@@ -87,6 +88,11 @@ class Setup:
     travel: AgentSpec
     defense: AgentSpec
     attack: AgentSpec
+
+    def __post_init__(self):
+        for stage, spec in zip(STAGES, self.agents):
+            if spec.kind.stages and stage not in spec.kind.stages:
+                raise SpecError(f"{stage}: agent {spec.agent} decides {', '.join(spec.kind.stages)} only")
 
     # ---- construction -------------------------------------------------------------------------------------------
 
@@ -139,6 +145,11 @@ class Setup:
         return tuple(getattr(self, stage) for stage in STAGES)
 
     @property
+    def has_python_agents(self) -> bool:
+        """Whether a stage is decided outside the compiled game loop (an RL network)."""
+        return any(spec.kind.code == PYTHON for spec in self.agents)
+
+    @property
     def is_oracle(self) -> bool:
         """Whether any stage sees hidden information (an upper bound, not an honest agent)."""
         return any(spec.oracle for spec in self.agents)
@@ -165,8 +176,9 @@ class Setup:
     # ---- configuration files ------------------------------------------------------------------------------------
 
     @classmethod
-    def from_mapping(cls, data: dict, source: str = "config") -> Setup:
-        """The setup a parsed configuration (see the module docstring) describes; ``source`` prefixes errors."""
+    def from_mapping(cls, data: dict, source: str = "config", folder: Path | None = None) -> Setup:
+        """The setup a parsed configuration (see the module docstring) describes; ``source`` prefixes
+        errors; relative ``weights`` paths are taken from ``folder`` (the file's)."""
         data = _table(data, source)
         for key in data:
             if key not in TOP_KEYS:
@@ -203,7 +215,10 @@ class Setup:
                 key = stage if plain else f"{stage}.agent"
                 raise SpecError(f"{source}: {key} = {agent!r} is invalid; expected one of {_VALID_AGENTS}")
             spec = defaults[agent] if agent in defaults else AgentSpec.make(agent)
-            specs[stage] = spec.with_params(f"{source}: {stage}", **table) if table else spec
+            spec = spec.with_params(f"{source}: {stage}", **table) if table else spec
+            if folder is not None and spec.as_dict().get("weights"):
+                spec = spec.with_params(stage, weights=str(Path(folder) / spec["weights"]))
+            specs[stage] = spec
         return cls(**specs)
 
     def to_mapping(self, metadata: dict | None = None) -> dict:
@@ -218,7 +233,7 @@ class Setup:
     @classmethod
     def load(cls, path: str | Path) -> Setup:
         """Read a .toml or .json configuration file."""
-        return cls.from_mapping(cls.read_mapping(path), source=str(path))
+        return cls.from_mapping(cls.read_mapping(path), source=str(path), folder=Path(path).parent)
 
     @staticmethod
     def read_mapping(path: str | Path) -> dict:
@@ -240,6 +255,9 @@ class Setup:
     def dump(self, path: str | Path, metadata: dict | None = None) -> None:
         """Write the configuration (``to_mapping``) as TOML or JSON, by the file's suffix."""
         data = self.to_mapping(metadata)
+        for stage in STAGES:  # weights relative to the file, so that the folder can move
+            if data[stage].get("weights"):
+                data[stage]["weights"] = os.path.relpath(Path(data[stage]["weights"]).resolve(), Path(path).resolve().parent)
         if _suffix(path) == ".toml":
             text = tomli_w.dumps(data)
         else:

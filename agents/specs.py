@@ -24,6 +24,7 @@ RANDOM = RANDOM_CODE
 EXPERT = EXPERT_CODE
 FLAT_MC = 2
 MCTS = 3
+PYTHON = -1  # decided in Python (RL networks), outside the compiled game loop
 
 # Columns of a compiled agent row.
 KIND, BUDGET, PPN, C, PLAYOUT, REDUCE_PLANNING, REDUCE_QUESTING, REDUCE_DEFENSE, FINAL, ORACLE = range(10)
@@ -54,6 +55,8 @@ class Param:
             return "true or false"
         if self.choices:
             return "one of " + ", ".join(self.choices)
+        if self.type is str:
+            return "a string"
         kind = "an integer" if self.type is int else "a number"
         return f"{kind} in [{self.low:g}, {self.high:g}]"
 
@@ -65,9 +68,9 @@ class Param:
                 raise SpecError(problem)
             return bool(value)
         if self.type is str:
-            if value not in self.choices:
+            if not isinstance(value, str) or (self.choices and value not in self.choices):
                 raise SpecError(problem)
-            return str(value)
+            return value
         if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
             raise SpecError(problem)
         if self.type is int:
@@ -89,6 +92,16 @@ _REDUCTIONS = tuple(
     Param(f"reduction_{stage}", bool, True, help=f"thesis action reduction at {stage} decisions (section 4.4)")
     for stage in REDUCTION_STAGES
 )
+RL_ALGORITHMS = ("q-macro", "ac-macro", "ac-direct")
+_RL_PARAMS = (
+    Param("algo", str, "ac-direct", choices=RL_ALGORITHMS, help="learning algorithm and action kind"),
+    Param("encoding", int, 2, 0, 3, help="questing state encoding (thesis 5.3); planning and defense have one"),
+    Param("neurons", int, 100, 1, 4096, help="hidden ReLU units"),
+    Param("lr", float, 6.5e-4, 1e-7, 1.0, help="Adam learning rate"),
+    Param("epsilon", float, 0.1, 0.0, 1.0, help="q-macro: exploration rate while training"),
+    Param("policy", str, "greedy", choices=("greedy", "sample"), help="acting after training: best or sampled action"),
+    Param("weights", str, "", help="trained weights (a .pt state_dict); empty: untrained"),
+)
 _FINAL = Param("final", str, "visits", choices=FINAL_RULES, help="the root action chosen: most visits or best mean")
 
 
@@ -101,6 +114,7 @@ class AgentKind:
     params: tuple[Param, ...]
     oracle: bool = False
     help: str = ""
+    stages: tuple[str, ...] = ()  # the stages it can decide; empty: all
 
     def param(self, name: str, where: str) -> Param:
         for p in self.params:
@@ -123,6 +137,13 @@ AGENT_KINDS: dict[str, AgentKind] = {
             (_BUDGET, _PPN, _C, _PLAYOUT, *_REDUCTIONS, _FINAL),
             oracle=True,
             help="MCTS on the true state, deck order known: an upper bound, not an honest agent",
+        ),
+        AgentKind(
+            "rl",
+            PYTHON,
+            _RL_PARAMS,
+            help="a small PyTorch network (thesis chapter 5)",
+            stages=("planning", "questing", "defense"),
         ),
     )
 }

@@ -227,8 +227,7 @@ def sturdiest_hero(S):
 
 @njit(cache=True)
 def expert_defense(S, rs, act, scratch):
-    enemies = S[ZONE_MASKS + ENGAGED]
-    remaining = enemies
+    remaining = S[ZONE_MASKS + ENGAGED]
     available = ready(S)
     while remaining and available:  # strongest attacker gets the best defender
         e = strongest(remaining, ATTACK_VALUE)
@@ -236,6 +235,15 @@ def expert_defense(S, rs, act, scratch):
         act[e] = d
         remaining &= ~bit(e)
         available &= ~bit(d)
+    resolve_defense(S, act, scratch)
+
+
+@njit(cache=True)
+def resolve_defense(S, act, scratch):
+    """Complete a planned defense in ``act`` (a defender per enemy, or NO_CHOICE) into a legal
+    action: attacks without a defender still in play go to the hero with the most hitpoints left,
+    resolved in order on ``scratch``."""
+    enemies = S[ZONE_MASKS + ENGAGED]
     copy_state(scratch, S)
     while enemies:
         e = lowest(enemies)

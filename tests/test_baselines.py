@@ -19,7 +19,7 @@ RANDOM_EVERYWHERE = Setup.uniform("random")
 
 
 def play_games(difficulty: int, setup: Setup, seed: int, first: int, count: int, quest_stages: int = 1):
-    outcomes, rounds, *_ = play_chunk(difficulty, quest_stages, setup.rows(), seed, first, count)
+    outcomes, rounds, *_ = play_chunk(setup, difficulty, quest_stages, seed, first, count)
     return outcomes, rounds
 
 

@@ -1,4 +1,4 @@
-"""The ``lotr`` command line: ``lotr play`` and ``lotr eval``."""
+"""The ``lotr`` command line: ``lotr play``, ``lotr eval`` and ``lotr train``."""
 
 from __future__ import annotations
 
@@ -6,7 +6,9 @@ import argparse
 import json
 import os
 import sys
+from pathlib import Path
 
+from agents.specs import RL_ALGORITHMS, SpecError, agent_names
 from lotr_sim.layout import DIFFICULTIES
 
 
@@ -48,8 +50,6 @@ def _seed(value: str) -> int:
 
 
 def _add_setup_arguments(command: argparse.ArgumentParser) -> None:
-    from agents.specs import agent_names
-
     command.add_argument(
         "--setup",
         help="agents per stage: planning-questing-defense (travel, attack random) or all five, e.g. random-mcts-mcts",
@@ -83,13 +83,29 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--seed", type=_seed, default=0, help="game i is dealt from (seed, i)")
     evaluate.add_argument("--workers", type=_positive, default=1)
     evaluate.add_argument("--json", action="store_true", help="print the result as JSON")
+
+    train = commands.add_parser("train", help="train the rl stages of a setup")
+    _add_setup_arguments(train)
+    train.set_defaults(handler=_train, command_parser=train)
+    for name, kind, help_text in (
+        ("--algo", _choice("algo", RL_ALGORITHMS), "q-macro, ac-macro or ac-direct"),
+        ("--encoding", str, "questing state encoding, 0-3"),
+        ("--lr", str, "Adam learning rate"),
+        ("--neurons", str, "hidden units"),
+        ("--epsilon", str, "q-macro exploration rate"),
+    ):
+        train.add_argument(name, type=kind, help=f"every rl stage: {help_text} (same as --set {name[2:]}=...)")
+    train.add_argument("--episodes", type=_positive, default=10_000)
+    train.add_argument("--seed", type=_seed, default=0, help="training deals and network initialisation")
+    train.add_argument("--envs", type=_positive, default=1, help="games stepped together (vectorised training)")
+    train.add_argument("--window", type=_positive, default=1000, help="episodes of the moving win rate")
+    train.add_argument("--out", help="folder for the checkpoints (agent.toml + weights; final/ for the last ones)")
     return parser
 
 
 def _setup(parser: argparse.ArgumentParser, args):
     """The setup named by --policy, --setup and/or --config, with --set applied; one-line errors."""
     from agents.setup import Setup, parse_assignment
-    from agents.specs import SpecError
 
     if args.policy and (args.setup or args.config):
         parser.error("give --policy alone, or --setup and/or --config")
@@ -98,7 +114,7 @@ def _setup(parser: argparse.ArgumentParser, args):
             data = Setup.read_mapping(args.config)
             if args.setup:
                 data["setup"] = args.setup
-            setup = Setup.from_mapping(data, source=args.config)
+            setup = Setup.from_mapping(data, source=args.config, folder=Path(args.config).parent)
         elif args.setup:
             setup = Setup.parse(args.setup)
         else:
@@ -106,6 +122,30 @@ def _setup(parser: argparse.ArgumentParser, args):
         return setup.with_params(dict(parse_assignment(text) for text in args.set))
     except SpecError as error:
         parser.error(str(error))
+
+
+def _train(parser, args) -> int:
+    from agents.rl.train import train
+
+    for name in ("algo", "encoding", "lr", "neurons", "epsilon"):
+        if getattr(args, name) is not None:
+            args.set.append(f"{name}={getattr(args, name)}")
+    setup = _setup(parser, args)
+    try:
+        result = train(
+            setup,
+            args.difficulty,
+            args.episodes,
+            seed=args.seed,
+            envs=args.envs,
+            out=args.out,
+            window=args.window,
+            progress=True,
+        )
+    except SpecError as error:
+        parser.error(str(error))
+    print(result.report())
+    return 130 if result.interrupted else 0
 
 
 def _play(parser, args) -> int:

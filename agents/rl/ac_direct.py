@@ -1,0 +1,112 @@
+"""ac-direct: one-step episodic actor-critic choosing cards directly (thesis 5.4.1 and 5.6).
+
+The actor scores every card the stage chooses among:
+
+- planning: one logit per ally; buying is a sequence of draws from the
+  softmax over the allies in hand still affordable (the best one, "greedy"),
+  until none is affordable;
+- questing: each ready character is committed with probability
+  sigmoid(logit) (more than 1/2, "greedy");
+- defense: each ready character volunteers likewise; the sturdiest volunteers
+  meet the strongest attackers (``actions.direct_defend``).
+
+The log-probability of a choice is the sum of those draws' log-probabilities.
+The critic and the update are ``common.actor_critic_update``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+from agents.rl.actions import choice_context, direct_buy, direct_commit, direct_defend
+from agents.rl.common import Learner, actor_critic_update, categorical
+from lotr_sim.cards import ALLY_FIRST, COST, ENEMY_FIRST, N_CARDS
+
+N_ALLIES = ENEMY_FIRST - ALLY_FIRST
+N_CHARACTERS = ENEMY_FIRST
+ALLY_COST = np.asarray(COST[ALLY_FIRST:ENEMY_FIRST])
+MAX_BUYS = N_ALLIES
+MASKED = -1e9
+
+
+def card_bits(mask: int, first: int, count: int) -> np.ndarray:
+    return np.array([(mask >> (first + j)) & 1 for j in range(count)], bool)
+
+
+class ACDirect(Learner):
+    def __init__(self, stage, spec, seed):
+        super().__init__(stage, spec, seed)
+        self.actor = self.add_network("actor", N_ALLIES if stage == "planning" else N_CHARACTERS)
+        self.add_network("critic", 1)
+
+    def choose(self, states, uniforms, mode):
+        obs = self.encode(states)
+        with torch.no_grad():
+            logits = self.actor(torch.from_numpy(obs)).numpy().astype(np.float64)
+        if self.stage == "planning":
+            acts, choice = self._buy(states, logits, uniforms, mode == "greedy")
+        else:
+            acts, choice = self._select(states, logits, uniforms, mode == "greedy")
+        choice["obs"] = obs
+        return acts, choice
+
+    def _buy(self, states, logits, uniforms, greedy):
+        n = states.shape[0]
+        masks = np.zeros((n, MAX_BUYS, N_ALLIES), bool)
+        picks = np.full((n, MAX_BUYS), -1, np.int64)
+        acts = np.empty((n, N_CARDS), np.int64)
+        for i in range(n):
+            hand, resources, _ = choice_context(states[i])
+            remaining = card_bits(hand, ALLY_FIRST, N_ALLIES)
+            for k in range(MAX_BUYS):
+                mask = remaining & (ALLY_COST <= resources)
+                if not mask.any():
+                    break
+                scores = np.where(mask, logits[i], -np.inf)
+                if greedy:
+                    j = int(np.argmax(scores))
+                else:
+                    probs = np.exp(scores - scores.max())
+                    j = int(categorical(probs[None, :], uniforms[i, k : k + 1])[0])
+                masks[i, k], picks[i, k] = mask, j
+                remaining[j] = False
+                resources -= ALLY_COST[j]
+            direct_buy(states[i], np.where(picks[i] >= 0, picks[i] + ALLY_FIRST, -1), acts[i])
+        return acts, {"masks": masks, "picks": picks}
+
+    def _select(self, states, logits, uniforms, greedy):
+        n = states.shape[0]
+        eligible = np.array([card_bits(choice_context(s)[2], 0, N_CHARACTERS) for s in states])
+        probs = 1.0 / (1.0 + np.exp(-logits))
+        chosen = eligible & ((probs > 0.5) if greedy else (uniforms[:, :N_CHARACTERS] < probs))
+        acts = np.empty((n, N_CARDS), np.int64)
+        scratch = np.empty(states.shape[1], np.int64)
+        for i in range(n):
+            mask = int(np.sum(chosen[i].astype(np.int64) << np.arange(N_CHARACTERS)))
+            if self.stage == "questing":
+                direct_commit(states[i], mask, acts[i])
+            else:
+                direct_defend(states[i], mask, acts[i], scratch)
+        return acts, {"eligible": eligible, "chosen": chosen}
+
+    def learn(self, obs, choices, reward, next_obs, done, discount):
+        if self.stage == "planning":
+            masks = torch.from_numpy(choices["masks"])
+            picks = torch.from_numpy(choices["picks"])
+
+            def log_prob(x):
+                logits = self.actor(x)[:, None, :].expand(-1, MAX_BUYS, -1).masked_fill(~masks, MASKED)
+                chosen = torch.log_softmax(logits, dim=2).gather(2, picks.clamp(min=0)[:, :, None]).squeeze(2)
+                return (chosen * (picks >= 0)).sum(1)
+
+        else:
+            eligible = torch.from_numpy(choices["eligible"])
+            chosen = torch.from_numpy(choices["chosen"]).float()
+
+            def log_prob(x):
+                per_card = -F.binary_cross_entropy_with_logits(self.actor(x), chosen, reduction="none")
+                return (per_card * eligible).sum(1)
+
+        actor_critic_update(self, obs, log_prob, reward, next_obs, done, discount)

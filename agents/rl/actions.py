@@ -1,0 +1,170 @@
+"""Action decoders (thesis section 5.4): a network's output to a legal game action, compiled.
+
+Macro actions (5.4.2), a fixed set per stage:
+
+- planning (7): buy, in order, each affordable ally ranked by
+  (b * willpower + (1 - b) * defense) / cost for b in 1, .8, .6, .4, .2, 0;
+  or cheapest first.
+- questing (7): commit everything; or commit in the order of
+  b * willpower + (1 - b) * defense for b in 1, .8, .6, .4, .2 until the
+  committed willpower reaches the staging threat; or lowest defense first
+  likewise.
+- defense (4): the strongest defenders (defense + hitpoints left) against the
+  strongest attackers; the same leaving the weakest attack undefended; the
+  lowest-willpower characters as defenders; no defenders.
+
+Direct actions (5.4.1) are sets of cards chosen by the network: allies to buy
+(bought while affordable, in the network's order), characters to commit,
+characters that volunteer to defend (the sturdiest volunteers meet the
+strongest attackers). Undefended attacks go to the hero with the most
+hitpoints left. Every decoder's result is legal by construction.
+"""
+
+import numpy as np
+from numba import njit
+
+from lotr_sim.cards import ATTACK as ATTACK_VALUE, COST, DEFENSE as DEFENSE_VALUE, HITPOINTS, N_CARDS, WILLPOWER
+from lotr_sim.layout import *  # noqa: F403  (the layout is a namespace of constants)
+from lotr_sim.policies import resolve_defense
+from lotr_sim.rules import lowest, ready, staging_threat, total_resources
+
+MACRO_ACTIONS = {"planning": 7, "questing": 7, "defense": 4}
+
+
+@njit(cache=True)
+def best_of(mask, scores):
+    """The card of ``mask`` with the highest score (lowest id among equals)."""
+    best = lowest(mask)
+    while mask:
+        c = lowest(mask)
+        mask &= mask - 1
+        if scores[c] > scores[best]:
+            best = c
+    return best
+
+
+@njit(cache=True)
+def buy_in_order(S, hand, scores, act):
+    """Buy the cards of ``hand`` from the highest score down, each if still affordable."""
+    avail = total_resources(S)
+    while hand:
+        c = best_of(hand, scores)
+        hand &= ~(np.int64(1) << c)
+        if COST[c] <= avail:
+            act[c] = 1
+            avail -= COST[c]
+
+
+@njit(cache=True)
+def commit_in_order(S, scores, act):
+    """Commit ready characters from the highest score down until willpower reaches the staging threat."""
+    candidates = ready(S)
+    threat = staging_threat(S)
+    committed = 0
+    while candidates and committed < threat:
+        c = best_of(candidates, scores)
+        candidates &= ~(np.int64(1) << c)
+        act[c] = 1
+        committed += WILLPOWER[c]
+
+
+@njit(cache=True)
+def defend_in_order(S, defenders, defender_scores, skip_weakest, act, scratch):
+    """The best-scored ``defenders`` meet the strongest attackers; the rest go undefended."""
+    attackers = S[ZONE_MASKS + ENGAGED]
+    if skip_weakest and attackers:
+        weakest = best_of(attackers, -ATTACK_VALUE.astype(np.float64))
+        attackers &= ~(np.int64(1) << weakest)
+    while attackers and defenders:
+        e = best_of(attackers, ATTACK_VALUE.astype(np.float64))
+        d = best_of(defenders, defender_scores)
+        act[e] = d
+        attackers &= ~(np.int64(1) << e)
+        defenders &= ~(np.int64(1) << d)
+    resolve_defense(S, act, scratch)
+
+
+@njit(cache=True)
+def sturdiness(S):
+    scores = np.zeros(N_CARDS)
+    for c in range(N_CARDS):
+        scores[c] = DEFENSE_VALUE[c] + HITPOINTS[c] - S[DAMAGE + c]
+    return scores
+
+
+@njit(cache=True)
+def macro_action(S, index, act, scratch):
+    """Fill ``act`` with macro action ``index`` of the pending planning, questing or defense decision."""
+    act[:] = NO_CHOICE
+    phase = S[PHASE]
+    scores = np.zeros(N_CARDS)
+    if phase == PLANNING:
+        for c in range(N_CARDS):
+            if index < 6:
+                b = 1.0 - 0.2 * index
+                scores[c] = (b * WILLPOWER[c] + (1 - b) * DEFENSE_VALUE[c]) / max(COST[c], 1)
+            else:
+                scores[c] = -COST[c]
+        buy_in_order(S, S[ZONE_MASKS + HAND], scores, act)
+    elif phase == QUESTING:
+        if index == 0:
+            direct_commit(S, ready(S), act)
+            return
+        for c in range(N_CARDS):
+            if index < 6:
+                b = 1.0 - 0.2 * (index - 1)
+                scores[c] = b * WILLPOWER[c] + (1 - b) * DEFENSE_VALUE[c]
+            else:
+                scores[c] = -DEFENSE_VALUE[c]
+        commit_in_order(S, scores, act)
+    elif phase == DEFENSE:
+        if index == 2:
+            for c in range(N_CARDS):
+                scores[c] = -WILLPOWER[c]
+        else:
+            scores = sturdiness(S)
+        defenders = ready(S) if index < 3 else np.int64(0)
+        defend_in_order(S, defenders, scores, index == 1, act, scratch)
+
+
+@njit(cache=True)
+def direct_buy(S, order, act):
+    """Buy the hand cards listed in ``order`` (card ids, -1 padded), in that order, while affordable."""
+    act[:] = NO_CHOICE
+    avail = total_resources(S)
+    hand = S[ZONE_MASKS + HAND]
+    for c in order:
+        if c >= 0 and (hand >> c) & 1 and COST[c] <= avail:
+            act[c] = 1
+            avail -= COST[c]
+
+
+@njit(cache=True)
+def direct_commit(S, chosen, act):
+    """Commit the ready characters of the card mask ``chosen``."""
+    act[:] = NO_CHOICE
+    m = chosen & ready(S)
+    while m:
+        act[lowest(m)] = 1
+        m &= m - 1
+
+
+@njit(cache=True)
+def direct_defend(S, volunteers, act, scratch):
+    """The ready characters of ``volunteers`` defend, the sturdiest against the strongest attackers."""
+    act[:] = NO_CHOICE
+    defend_in_order(S, volunteers & ready(S), sturdiness(S), False, act, scratch)
+
+
+@njit(cache=True)
+def choice_context(S):
+    """(hand, resources, ready characters) of ``S``: what a direct policy chooses among."""
+    return S[ZONE_MASKS + HAND], total_resources(S), ready(S)
+
+
+@njit(cache=True)
+def macro_batch(states, indices, acts):
+    """Row i of ``acts`` = macro action ``indices[i]`` of ``states[i]``."""
+    scratch = np.empty(states.shape[1], np.int64)
+    for i in range(states.shape[0]):
+        macro_action(states[i], indices[i], acts[i], scratch)

@@ -1,0 +1,98 @@
+"""What the three RL algorithms share: the network shape, the stage's encoding, and the learner interface.
+
+A learner decides one stage (planning, questing or defense) for a batch of
+games at once and learns from one-step transitions between that stage's
+successive decisions in a game: reward +1 for a win, -1 for a loss, 0
+otherwise, discount ``GAMMA``. Random draws come from per-game uniform numbers
+(``batch.N_UNIFORMS`` per decision) so a game's choices do not depend on which other
+games share its batch.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+from torch import nn
+
+from agents.rl.encoding import encode_batch, encoding_size
+from agents.specs import AgentSpec
+
+GAMMA = 0.99
+RL_STAGES = ("planning", "questing", "defense")
+
+
+def mlp(n_in: int, neurons: int, n_out: int) -> nn.Sequential:
+    """One hidden ReLU layer (thesis 5.5-5.6)."""
+    return nn.Sequential(nn.Linear(n_in, neurons), nn.ReLU(), nn.Linear(neurons, n_out))
+
+
+class Learner:
+    """Base of the algorithms: ``choose`` actions for a batch, ``learn`` from a batch of transitions.
+
+    ``choose(states, uniforms, mode)`` returns (action vectors, choices): ``mode``
+    is "train" (explore), "greedy" or "sample"; a choice is a dict of per-game
+    arrays that ``learn`` receives back stacked. ``learn(obs, choices, reward,
+    next_obs, done, discount)`` takes float32 arrays; ``discount`` is gamma to the
+    power of the decision's index in its game (the actor-critic's I)."""
+
+    def __init__(self, stage: str, spec: AgentSpec, seed: int):
+        if stage not in RL_STAGES:
+            raise ValueError(f"rl agents decide {', '.join(RL_STAGES)}; not {stage}")
+        self.stage, self.spec = stage, spec
+        self.encoding = spec["encoding"] if stage == "questing" else 0
+        self.obs_size = encoding_size(stage, self.encoding)
+        torch.manual_seed(seed)
+        self.modules: dict[str, nn.Module] = {}
+        self.optimizer: torch.optim.Optimizer | None = None
+
+    def add_network(self, name: str, n_out: int) -> nn.Module:
+        """A network trained by the learner's Adam (learning rate ``spec["lr"]``)."""
+        net = mlp(self.obs_size, self.spec["neurons"], n_out)
+        self.modules[name] = net
+        params = [p for module in self.modules.values() for p in module.parameters()]
+        self.optimizer = torch.optim.Adam(params, lr=self.spec["lr"], fused=True)
+        return net
+
+    def encode(self, states: np.ndarray) -> np.ndarray:
+        out = np.empty((states.shape[0], self.obs_size), np.float32)
+        encode_batch(states, self.encoding, out)
+        return out
+
+    def step(self, loss: torch.Tensor) -> None:
+        """One Adam step of every network on ``loss``. The networks share no weights, so a sum of
+        per-network losses updates each network by its own loss, as separate optimisers would."""
+        self.optimizer.zero_grad()
+        loss.backward()
+        self.optimizer.step()
+
+    def state_dict(self) -> dict:
+        return {name: net.state_dict() for name, net in self.modules.items()}
+
+    def load_state_dict(self, state: dict) -> None:
+        for name, net in self.modules.items():
+            net.load_state_dict(state[name])
+
+    def choose(self, states: np.ndarray, uniforms: np.ndarray, mode: str) -> tuple[np.ndarray, dict]:
+        raise NotImplementedError
+
+    def learn(self, obs, choices: dict, reward, next_obs, done, discount) -> None:
+        raise NotImplementedError
+
+
+def categorical(probs: np.ndarray, uniforms: np.ndarray) -> np.ndarray:
+    """Row-wise draws from ``probs`` by inverse CDF with one uniform number per row."""
+    cdf = np.cumsum(probs, axis=1)
+    return np.minimum((cdf < uniforms[:, None] * cdf[:, -1:]).sum(axis=1), probs.shape[1] - 1)
+
+
+def actor_critic_update(learner: Learner, obs, log_prob, reward, next_obs, done, discount) -> None:
+    """One-step actor-critic (Sutton and Barto 13.5; thesis eqs. 5.4-5.7) on a batch:
+    delta = r + gamma V(s') - V(s); the critic descends delta^2 (semi-gradient),
+    the actor ascends I * delta * log pi(a|s). ``log_prob(obs)`` gives log pi(a|s)."""
+    n = obs.shape[0]
+    values = learner.modules["critic"](torch.from_numpy(np.concatenate([obs, next_obs]))).squeeze(1)
+    value, next_value = values[:n], values[n:].detach() * torch.from_numpy(1.0 - done)
+    delta = torch.from_numpy(reward) + GAMMA * next_value - value
+    obs = torch.from_numpy(obs)
+    weight = torch.from_numpy(discount) * delta.detach()
+    learner.step((delta**2).mean() - (weight * log_prob(obs)).mean())
