@@ -105,7 +105,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _setup(parser: argparse.ArgumentParser, args):
     """The setup named by --policy, --setup and/or --config, with --set applied; one-line errors."""
-    from agents.setup import Setup, parse_assignment
+    from agents.setup import STAGES, Setup, parse_assignment
 
     if args.policy and (args.setup or args.config):
         parser.error("give --policy alone, or --setup and/or --config")
@@ -119,9 +119,14 @@ def _setup(parser: argparse.ArgumentParser, args):
             setup = Setup.parse(args.setup)
         else:
             setup = Setup.uniform(args.policy or "random")
-        return setup.with_params(dict(parse_assignment(text) for text in args.set))
+        setup = setup.with_params(dict(parse_assignment(text) for text in args.set))
     except SpecError as error:
         parser.error(str(error))
+    for stage, spec in zip(STAGES, setup.agents):
+        weights = spec.as_dict().get("weights")
+        if weights and not Path(weights).is_file():
+            parser.error(f"{stage}.weights = {weights!r}: no such file")
+    return setup
 
 
 def _train(parser, args) -> int:

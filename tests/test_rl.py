@@ -1,0 +1,182 @@
+"""RL agents: encodings, decoders, learning, checkpoints."""
+
+import numpy as np
+import pytest
+
+from agents.batch import N_UNIFORMS
+from agents.evaluation import evaluate_setup
+from agents.rl import ALGORITHMS, make_learner
+from agents.rl.actions import MACRO_ACTIONS, macro_action
+from agents.rl.encoding import encode, encoding_size
+from agents.rl.train import save_checkpoint, train
+from agents.setup import Setup
+from agents.specs import AgentSpec, SpecError
+from conftest import make_state, run_cli
+from lotr_sim.actions import decode
+from lotr_sim.cards import N_CARDS
+
+STAGE_OF = {"planning": 1, "questing": 2, "defense": 5}
+
+
+def encoded(game, encoding=0, stage="questing"):
+    out = np.empty(encoding_size(stage, encoding), np.float32)
+    encode(game.core_state(), encoding, out)
+    return out
+
+
+def vector(size, ones, last):
+    v = np.zeros(size, np.float32)
+    v[list(ones)] = 1
+    v[-1] = last
+    return v
+
+
+def test_planning_encoding():
+    # Allies 4, 7, 11 in hand (indices 1, 4, 8); staged Orcs 19 and Spider 23 (indices 15 + 1, 15 + 5); 5 resources.
+    game = make_state(phase="planning", hand=(4, 7, 11), staging=(19, 23, 34), resources=(2, 2, 1))
+    assert np.array_equal(encoded(game, stage="planning"), vector(29, (1, 4, 8, 16, 20), 5))
+
+
+@pytest.mark.parametrize(
+    "encoding, ones, last",
+    [
+        (0, (0, 1, 2, 9, 18 + 1, 18 + 5), 3),  # characters, staged enemies, round
+        (1, (0, 1, 2, 9, 18 + 3, 30 + 1, 30 + 5), 3),  # + staged locations (Old Forest Road 34 -> 3)
+        (2, (0, 1, 2, 9, 18 + 1, 18 + 5), 2 + 2 + 1),  # staged enemies, staging threat (2 + 2 + location 1)
+        (3, (0, 1, 2, 9, 18 + 12), 5),  # engaged enemies (Ungoliant's Spawn 30 -> 12), staging threat
+    ],
+)
+def test_questing_encodings(encoding, ones, last):
+    game = make_state(phase="questing", in_play=(9,), staging=(19, 23, 34), engaged=(30,), round=3)
+    assert np.array_equal(encoded(game, encoding), vector(encoding_size("questing", encoding), ones, last))
+
+
+def test_defense_encoding_has_ready_characters_engaged_enemies_and_round():
+    game = make_state(phase="defense", in_play=(9, 12), exhausted=(1, 12), engaged=(18, 27), round=4)
+    assert np.array_equal(encoded(game, stage="defense"), vector(32, (0, 2, 9, 18 + 0, 18 + 9), 4))
+
+
+def test_every_macro_action_is_legal(decision_states):
+    act = np.empty(N_CARDS, np.int64)
+    seen = 0
+    for game in decision_states:
+        stage = game.stage.label
+        if stage not in MACRO_ACTIONS:
+            continue
+        S = game.core_state()
+        for index in range(MACRO_ACTIONS[stage]):
+            macro_action(S, index, act, np.empty_like(S))
+            assert game.is_legal(decode(game.stage, act)), (stage, index, game.why_illegal(decode(game.stage, act)))
+            seen += 1
+    assert seen > 300
+
+
+def test_macro_actions_follow_their_definitions():
+    act = np.empty(N_CARDS, np.int64)
+    # Planning, 8 resources, hand: Gandalf 15 (w4 d4 c5), Rider 12 (w2 d0 c3), Lorien Guide 3 (w0 d1 c3).
+    game = make_state(phase="planning", hand=(3, 12, 15), resources=(3, 3, 2))
+    S = game.core_state()
+    bought = {}
+    for index in range(7):
+        macro_action(S, index, act, np.empty_like(S))
+        bought[index] = set(np.flatnonzero(act == 1))
+    assert bought[0] == {15, 12}  # willpower per cost: Gandalf .8, Rider .67, Guide 0
+    assert bought[5] == {15, 3}  # defense per cost: Gandalf .8, Guide .33
+    assert bought[6] == {3, 12}  # cheapest first: 3 + 3, then Gandalf (5) no longer affordable
+    # Questing against staging threat 4: "everything" commits all; b = 1 commits Eowyn (4 willpower) only.
+    game = make_state(phase="questing", staging=(22, 23))
+    S = game.core_state()
+    macro_action(S, 0, act, np.empty_like(S))
+    assert set(np.flatnonzero(act == 1)) == {0, 1, 2}
+    macro_action(S, 1, act, np.empty_like(S))
+    assert set(np.flatnonzero(act == 1)) == {1}
+    # Defense: "no defenders" sends every attack to a hero; "strongest" (defense + hitpoints left) blocks
+    # with Dunhere (1 + 4), tied with Eleanor (2 + 3) and lower id; "lowest willpower" also picks Dunhere (1).
+    game = make_state(phase="defense", engaged=(18,))
+    S = game.core_state()
+    macro_action(S, 3, act, np.empty_like(S))
+    assert act[18] >= 64
+    macro_action(S, 0, act, np.empty_like(S))
+    assert act[18] == 0
+    game = make_state(phase="defense", engaged=(18,), damage={0: 3})  # Dunhere 1 + 1 left: Eleanor now
+    S = game.core_state()
+    macro_action(S, 0, act, np.empty_like(S))
+    assert act[18] == 2
+
+
+@pytest.mark.parametrize("algo", sorted(ALGORITHMS))
+def test_every_learner_chooses_legal_actions_in_every_mode(decision_states, algo):
+    spec = AgentSpec.make("rl", algo=algo, encoding=1)
+    rng = np.random.default_rng(0)
+    for stage in ("planning", "questing", "defense"):
+        games = [g for g in decision_states if g.stage.label == stage][:40]
+        learner = make_learner(stage, spec, seed=1)
+        states = np.stack([g.core_state() for g in games])
+        for mode in ("train", "greedy", "sample"):
+            acts, choices = learner.choose(states, rng.random((len(games), N_UNIFORMS)), mode)
+            assert choices["obs"].shape == (len(games), learner.obs_size)
+            for game, act in zip(games, acts):
+                assert game.is_legal(decode(game.stage, act)), (algo, stage, mode)
+
+
+@pytest.mark.parametrize("algo", sorted(ALGORITHMS))
+def test_saved_and_loaded_learners_decide_the_same(tmp_path, decision_states, algo):
+    setup = Setup.parse("rl-rl-rl").with_params({"algo": algo})
+    result = train(setup, "easy", episodes=60, seed=3, envs=4, window=20)
+    assert result.setup == setup  # no out folder: nothing written, the setup names no weights
+    learners = {stage: make_learner(stage, setup.agents[i], seed=9) for i, stage in ((0, "planning"), (1, "questing"))}
+    for learner in learners.values():  # some training, so that the weights are not the initial ones
+        states = np.stack([g.core_state() for g in decision_states if g.stage.label == learner.stage][:8])
+        _, choices = learner.choose(states, np.full((8, N_UNIFORMS), 0.5), "train")
+        learner.learn(choices["obs"], choices, np.ones(8, np.float32), choices["obs"], np.ones(8, np.float32), np.ones(8, np.float32))
+    saved = save_checkpoint(setup, {stage: l.state_dict() for stage, l in learners.items()}, tmp_path)
+    loaded = Setup.load(tmp_path / "agent.toml")
+    assert loaded == saved
+    for stage, learner in learners.items():
+        again = make_learner(stage, loaded.agents[("planning", "questing").index(stage)], seed=123)
+        states = np.stack([g.core_state() for g in decision_states if g.stage.label == stage][:30])
+        uniforms = np.random.default_rng(1).random((30, N_UNIFORMS))
+        for mode in ("greedy", "sample"):
+            assert np.array_equal(learner.choose(states, uniforms, mode)[0], again.choose(states, uniforms, mode)[0])
+
+
+def test_training_learns_on_easy(tmp_path):
+    """ac-direct random-rl-random, a short vectorised run: clearly above the random setup on the same fresh deals."""
+    result = train("random-rl-random", "easy", episodes=1500, seed=0, envs=16, out=tmp_path, window=500)
+    assert result.wins.size == 1500 and result.best_episode >= 500
+    assert (tmp_path / "agent.toml").is_file() and (tmp_path / "final" / "questing.pt").is_file()
+    trained = evaluate_setup(Setup.load(tmp_path / "agent.toml"), "easy", games=2000, seed=77)
+    baseline = evaluate_setup("random-random-random", "easy", games=2000, seed=77)
+    assert trained.wilson_95[0] > baseline.wilson_95[1] + 0.1, (trained.report(), baseline.report())
+
+
+def test_training_is_reproducible_and_the_online_mode_learns_one_transition_at_a_time():
+    a = train("random-rl-random", "medium", episodes=150, seed=5, window=50)
+    b = train("random-rl-random", "medium", episodes=150, seed=5, window=50)
+    assert np.array_equal(a.wins, b.wins) and a.best_average == b.best_average
+    c = train("random-rl-random", "medium", episodes=150, seed=6, window=50)
+    assert not np.array_equal(a.wins, c.wins)
+
+
+def test_rl_setup_errors_are_one_line(capsys, tmp_path):
+    with pytest.raises(SpecError, match="travel: agent rl decides planning, questing, defense only"):
+        Setup.parse("random-random-rl-random-random")
+    with pytest.raises(SpecError, match="has no rl stage"):
+        train("random-mcts-random", "easy", episodes=5)
+    code, out, err = run_cli(capsys, "train", "--setup", "random-rl-random", "--algo", "sarsa", "--episodes", "5")
+    assert code == 2 and "unknown algo 'sarsa'" in err and len(err.strip().splitlines()) == 1
+    code, out, err = run_cli(capsys, "train", "--setup", "random-rl-random", "--lr", "2", "--episodes", "5")
+    assert code == 2 and "questing.lr = 2 is invalid" in err
+    (tmp_path / "agent.toml").write_text('setup = "random-rl-random"\n[questing]\nweights = "missing.pt"\n')
+    code, out, err = run_cli(capsys, "eval", "--config", str(tmp_path / "agent.toml"), "--games", "5")
+    assert code == 2 and "questing.weights" in err and "missing.pt" in err and len(err.strip().splitlines()) == 1
+
+
+def test_lotr_train_writes_checkpoints_that_lotr_eval_plays(capsys, tmp_path):
+    code, out, _ = run_cli(
+        capsys, "train", "--setup", "random-rl-random", "--algo", "ac-macro", "--encoding", "0",
+        "--difficulty", "easy", "--episodes", "200", "--envs", "8", "--window", "100", "--out", str(tmp_path),
+    )
+    assert code == 0 and "best 100-episode moving win rate" in out
+    code, out, _ = run_cli(capsys, "eval", "--config", str(tmp_path / "agent.toml"), "--games", "50", "--difficulty", "easy")
+    assert code == 0 and "setup random-rl-random" in out and "ms per decision" in out
