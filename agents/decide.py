@@ -7,7 +7,7 @@ from numba import njit
 
 from agents.flat_mc import flat_mc_decide
 from agents.mcts import mcts_decide
-from agents.specs import FLAT_MC, KIND, MCTS, AgentSpec
+from agents.specs import FLAT_MC, KIND, MCTS, PYTHON, AgentSpec
 from lotr_sim import GameState, IllegalActionError
 from lotr_sim.actions import Action, decode
 from lotr_sim.cards import N_CARDS
@@ -31,20 +31,38 @@ class Agent:
     """An agent with its own seeded random stream: ``Agent(AgentSpec.make("mcts"), seed=1).act(game)``.
 
     ``act`` returns the chosen action and never changes ``game``. Honest agents
-    draw their determinizations from what the player sees only."""
+    draw their determinizations from what the player sees only. An ``rl`` agent
+    decides with its network for the pending stage (loaded on first use)."""
 
     def __init__(self, spec: AgentSpec, seed: int = 0):
         self.spec = spec
         self._row = spec.row()
         self._rs = np.array([mix64(np.uint64(seed))], np.uint64)
+        self._generator = np.random.default_rng(int(self._rs[0]))  # as GameBatch seeds a Python agent
+        self._learners = {}
 
     def act(self, game: GameState) -> Action:
         if game.is_over:
             raise IllegalActionError("the game is over: there is no decision to make")
         state = game.core_state()
-        act = np.empty(N_CARDS, np.int64)
-        decide(state, self._row, self._rs, act, np.empty_like(state))
+        if self.spec.kind.code == PYTHON:
+            act = self._learner(game.stage.label).choose(state[None, :], self._uniforms(), self.spec["policy"])[0][0]
+        else:
+            act = np.empty(N_CARDS, np.int64)
+            decide(state, self._row, self._rs, act, np.empty_like(state))
         return decode(game.stage, act)
+
+    def _uniforms(self) -> np.ndarray:
+        from agents.batch import N_UNIFORMS
+
+        return self._generator.random(N_UNIFORMS)[None, :]
+
+    def _learner(self, stage: str):
+        if stage not in self._learners:
+            from agents.rl import make_learner
+
+            self._learners[stage] = make_learner(stage, self.spec)
+        return self._learners[stage]
 
     def __repr__(self) -> str:
         return f"Agent({self.spec})"

@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+from conftest import make_state, run_cli
 
 from agents.batch import N_UNIFORMS
 from agents.evaluation import evaluate_setup
@@ -11,7 +12,6 @@ from agents.rl.encoding import encode, encoding_size
 from agents.rl.train import save_checkpoint, train
 from agents.setup import Setup
 from agents.specs import AgentSpec, SpecError
-from conftest import make_state, run_cli
 from lotr_sim.actions import decode
 from lotr_sim.cards import N_CARDS
 
@@ -145,6 +145,9 @@ def test_training_learns_on_easy(tmp_path):
     result = train("random-rl-random", "easy", episodes=1500, seed=0, envs=16, out=tmp_path, window=500)
     assert result.wins.size == 1500 and result.best_episode >= 500
     assert (tmp_path / "agent.toml").is_file() and (tmp_path / "final" / "questing.pt").is_file()
+    curve = (tmp_path / "curve.csv").read_text().splitlines()
+    assert curve[0] == "episode,win,moving_win_rate" and len(curve) == 1501
+    assert curve[499].endswith(",") and float(curve[500].split(",")[2]) == pytest.approx(result.wins[:500].mean(), abs=1e-4)
     trained = evaluate_setup(Setup.load(tmp_path / "agent.toml"), "easy", games=2000, seed=77)
     baseline = evaluate_setup("random-random-random", "easy", games=2000, seed=77)
     assert trained.wilson_95[0] > baseline.wilson_95[1] + 0.1, (trained.report(), baseline.report())
@@ -211,3 +214,16 @@ def test_an_off_the_shelf_algorithm_trains_on_the_environment():
     obs, _ = env.reset(seed=1)
     action, _ = model.predict(obs, deterministic=True)
     assert env.action_space.contains(int(action))
+
+
+def test_lotr_play_with_a_trained_agent_is_the_harness_game(tmp_path):
+    """The Python interface (``Agent``, checked actions) plays the harness's game for the same deal."""
+    from agents.play import play_traced_game
+    from lotr_sim.rng import derive_seed
+
+    train("rl-rl-random", "medium", episodes=100, seed=2, envs=8, out=tmp_path, window=50)
+    setup = Setup.load(tmp_path / "agent.toml").with_params({"policy": "sample"})
+    result = evaluate_setup(setup, "medium", games=12, seed=4)
+    for i in range(12):
+        game = play_traced_game(setup, "medium", int(derive_seed(np.uint64(4), np.uint64(i))))
+        assert int(game.outcome) == result.outcomes[i], f"game {i}"

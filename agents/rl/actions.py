@@ -23,7 +23,9 @@ hitpoints left. Every decoder's result is legal by construction.
 import numpy as np
 from numba import njit
 
-from lotr_sim.cards import ATTACK as ATTACK_VALUE, COST, DEFENSE as DEFENSE_VALUE, HITPOINTS, N_CARDS, WILLPOWER
+from lotr_sim.cards import ATTACK as ATTACK_VALUE
+from lotr_sim.cards import COST, HITPOINTS, N_CARDS, WILLPOWER
+from lotr_sim.cards import DEFENSE as DEFENSE_VALUE
 from lotr_sim.layout import *  # noqa: F403  (the layout is a namespace of constants)
 from lotr_sim.policies import resolve_defense
 from lotr_sim.rules import lowest, ready, staging_threat, total_resources

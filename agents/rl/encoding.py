@@ -13,7 +13,6 @@ Each is a float vector of card indicators followed by one integer feature:
 They read the visible state only.
 """
 
-import numpy as np
 from numba import njit
 
 from lotr_sim.cards import ALLY_FIRST, ENEMY_FIRST, LOCATION_FIRST, N_CARDS

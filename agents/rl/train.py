@@ -11,7 +11,8 @@ evaluation (``derive_seed(seed, i)`` for game numbers below 2**62).
 Checkpoints: the weights with the best ``window``-episode moving win rate (as
 the thesis) in ``out/``, and the last ones in ``out/final/``; each folder holds
 ``agent.toml`` (the full setup, naming its weight files) so that
-``lotr eval --config out/agent.toml`` plays it.
+``lotr eval --config out/agent.toml`` plays it; ``out/curve.csv`` is the
+learning curve.
 """
 
 from __future__ import annotations
@@ -56,6 +57,13 @@ class TrainingResult:
     @property
     def episodes_per_second(self) -> float:
         return len(self.wins) / self.seconds if self.seconds > 0 else 0.0
+
+    def write_curve(self, path: Path) -> None:
+        """The learning curve as CSV: episode, win (0/1), moving win rate (empty before a full window)."""
+        average = np.full(len(self.wins), np.nan)
+        average[self.window - 1 :] = self.moving_average
+        rows = (f"{i},{w},{'' if np.isnan(a) else f'{a:.4f}'}" for i, (w, a) in enumerate(zip(self.wins, average)))
+        path.write_text("episode,win,moving_win_rate\n" + "\n".join(rows) + "\n", encoding="utf-8")
 
     def report(self) -> str:
         lines = [
@@ -195,7 +203,10 @@ def train(
             trained = save_checkpoint(setup, best_state, out)
         else:
             save_checkpoint(setup, {s: l.state_dict() for s, l in learners.items()}, out)
-    return TrainingResult(trained, result_wins, window, seconds, best_average, best_episode, out, interrupted)
+    result = TrainingResult(trained, result_wins, window, seconds, best_average, best_episode, out, interrupted)
+    if out is not None:
+        result.write_curve(out / "curve.csv")
+    return result
 
 
 def _track_best(finished: list[int], window: int, learners: dict, best: tuple) -> tuple:
