@@ -148,6 +148,9 @@ def _learner(stage: str, spec):
 def play_chunk_in_batches(setup: Setup, difficulty: int, quest_stages: int, seed: int, first: int, count: int):
     """``play_chunk`` for setups with Python agents: the games in lockstep, one network call per
     stage and step. Time per game is the chunk's time shared equally among its games."""
+    import torch
+
+    torch.set_num_threads(1)  # small networks: one thread per worker process is fastest
     python_stages = {STAGES.index(stage): (spec["policy"], _learner(stage, spec))
                      for stage, spec in zip(STAGES, setup.agents) if spec.kind.code == PYTHON}
     batch = GameBatch(setup.rows(), difficulty, quest_stages, count)
