@@ -13,6 +13,7 @@ from __future__ import annotations
 import functools
 import time
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -180,20 +181,20 @@ def play_chunk_in_batches(setup: Setup, difficulty: int, quest_stages: int, seed
 class _Chunks:
     """Hands out chunks of games sized to take about CHUNK_SECONDS each."""
 
-    def __init__(self, games: int):
-        self.games, self.next = games, 0
-        self.size = FIRST_CHUNK_GAMES
+    def __init__(self, games: int, largest: int):
+        self.next, self.stop, self.largest = 0, games, largest
+        self.size = min(FIRST_CHUNK_GAMES, largest)
 
     def take(self) -> tuple[int, int] | None:
-        if self.next >= self.games:
+        if self.next >= self.stop:
             return None
-        first, count = self.next, min(self.size, self.games - self.next)
+        first, count = self.next, min(self.size, self.stop - self.next)
         self.next += count
         return first, count
 
     def learn(self, seconds_per_game: np.ndarray) -> None:
         mean = float(np.mean(seconds_per_game)) if seconds_per_game.size else 0.0
-        self.size = MAX_CHUNK_GAMES if mean <= 0 else int(np.clip(CHUNK_SECONDS / mean, 1, MAX_CHUNK_GAMES))
+        self.size = self.largest if mean <= 0 else int(np.clip(CHUNK_SECONDS / mean, 1, self.largest))
 
 
 def evaluate_setup(
@@ -204,8 +205,14 @@ def evaluate_setup(
     workers: int = 1,
     full_scenario: bool = False,
     progress: bool = False,
+    on_chunk: Callable[[np.ndarray, np.ndarray], None] | None = None,
+    max_chunk: int = MAX_CHUNK_GAMES,
 ) -> Evaluation:
-    """Play games 0..games-1 of ``seed`` with ``setup`` (a Setup or its short form) and summarise them."""
+    """Play games 0..games-1 of ``seed`` with ``setup`` (a Setup or its short form) and summarise them.
+
+    ``on_chunk(game_ids, outcomes)`` is called as chunks of games (at most ``max_chunk``) finish, in
+    game order with one worker; an exception it raises stops the evaluation and propagates (a
+    tuning pruner's)."""
     setup = Setup.parse(setup) if isinstance(setup, str) else setup
     level = parse_difficulty(difficulty)
     if games < 1:
@@ -213,7 +220,7 @@ def evaluate_setup(
     if workers < 1:
         raise ValueError(f"workers must be at least 1, got {workers}")
     args = (setup, level, 3 if full_scenario else 1, seed)
-    chunks = _Chunks(games)
+    chunks = _Chunks(games, max_chunk)
     results: dict[int, tuple] = {}
     play_chunk(setup, level, args[2], WARM_UP_SEED, 0, 1)  # compile or load the compiled code, load networks: untimed
     bar = _progress_bar(games, progress)
@@ -223,6 +230,8 @@ def evaluate_setup(
     def record(first: int, result: tuple) -> None:
         results[first] = result
         chunks.learn(result[2])
+        if on_chunk is not None:
+            on_chunk(np.arange(first, first + result[0].size), result[0])
         if bar is not None:
             bar.update(result[0].size)
             wins = sum(int(np.sum(r[0] == L.WIN)) for r in results.values())

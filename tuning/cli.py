@@ -100,6 +100,22 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument("--envs", type=_positive, default=1, help="games stepped together (vectorised training)")
     train.add_argument("--window", type=_positive, default=1000, help="episodes of the moving win rate")
     train.add_argument("--out", help="folder for the checkpoints (agent.toml + weights; final/ for the last ones)")
+
+    tune = commands.add_parser("tune", help="hyperparameter studies")
+    tune_commands = tune.add_subparsers(dest="tune_command", required=True, parser_class=_Parser)
+    run = tune_commands.add_parser("run", help="run or resume the study of a study file")
+    run.add_argument("study", help="a study file, e.g. studies/mcts-hpo.toml")
+    run.add_argument("--n-trials", type=_positive, help="trial budget (complete + pruned), overriding the file's")
+    run.add_argument("--workers", type=_positive, help="local worker processes, overriding the file's")
+    run.add_argument("--storage", help="Optuna storage URL, e.g. postgresql://user@host/db")
+    run.add_argument("--out", help="where to export the best configuration (default <name>-best.toml)")
+    run.add_argument("--dry-run", action="store_true", help="validate the file and print the resolved study only")
+    run.set_defaults(handler=_tune_run, command_parser=run)
+    worker = tune_commands.add_parser("worker", help="join a running study (any machine) until its budget is met")
+    worker.add_argument("study", help="the study file the study was started from")
+    worker.add_argument("--storage", required=True, help="the study's shared storage, e.g. postgresql://...")
+    worker.add_argument("--n-trials", type=_positive, help="trial budget, overriding the file's")
+    worker.set_defaults(handler=_tune_worker, command_parser=worker)
     return parser
 
 
@@ -151,6 +167,34 @@ def _train(parser, args) -> int:
         parser.error(str(error))
     print(result.report())
     return 130 if result.interrupted else 0
+
+
+def _tune_run(parser, args) -> int:
+    from tuning.orchestrator import run_study
+    from tuning.study_file import load_study
+
+    try:
+        spec = load_study(args.study)
+        if args.dry_run:
+            print(spec.resolved())
+            return 0
+        result = run_study(spec, n_trials=args.n_trials, workers=args.workers, storage=args.storage, out=args.out)
+    except SpecError as error:
+        parser.error(str(error))
+    print(result.report())
+    return 0
+
+
+def _tune_worker(parser, args) -> int:
+    from tuning.orchestrator import join_study
+    from tuning.study_file import load_study
+
+    try:
+        ran = join_study(load_study(args.study), args.storage, args.n_trials)
+    except SpecError as error:
+        parser.error(str(error))
+    print(f"worker ran {ran} trials")
+    return 0
 
 
 def _play(parser, args) -> int:

@@ -1,0 +1,191 @@
+"""Studies: study files, the search, storage, resume, distributed workers, MLflow logging, export."""
+
+import os
+import subprocess
+import sys
+import textwrap
+import uuid
+
+import optuna
+import pytest
+from mlflow import MlflowClient
+from optuna.trial import TrialState
+
+from agents.evaluation import evaluate_setup
+from agents.setup import Setup
+from agents.specs import SpecError
+from conftest import run_cli
+from tuning.orchestrator import open_study, run_study, storage_for
+from tuning.study_file import load_study, parse_study
+
+POSTGRES = "postgresql://postgres@127.0.0.1:5432/test"
+
+MCTS_STUDY = """
+name = "{name}"
+difficulty = "hard"
+setup = "random-mcts-mcts"
+[fixed]
+ppn = 10
+[space]
+budget = {{ int = [20, 100], step = 20 }}
+c = {{ float = [0.3, 2.0], log = true }}
+[objective]
+games = {games}
+[holdout]
+top_k = 2
+games = 100
+[search]
+n_trials = {trials}
+sampler = "{sampler}"
+pruner = "{pruner}"
+"""
+
+
+def write_study(folder, name="s", games=40, trials=2, sampler="tpe", pruner="none", extra=""):
+    path = folder / f"{name}.toml"
+    path.write_text(MCTS_STUDY.format(name=name, games=games, trials=trials, sampler=sampler, pruner=pruner) + extra)
+    return path
+
+
+@pytest.fixture
+def in_tmp(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def test_a_two_trial_study_end_to_end_on_the_default_stores(in_tmp):
+    result = run_study(load_study(write_study(in_tmp, pruner="wilcoxon")))
+    assert result.complete + result.pruned == 2 and result.failed == 0
+    study = optuna.load_study(study_name="s", storage="sqlite:///s.db")
+    assert study.trials[0].state == TrialState.COMPLETE  # the first trial has nothing to be pruned against
+    client = MlflowClient()  # MLflow's default store in the working directory
+    experiment = client.get_experiment_by_name("s")
+    runs = client.search_runs([experiment.experiment_id])
+    parent = [r for r in runs if "mlflow.parentRunId" not in r.data.tags]
+    children = sorted((r for r in runs if r.data.tags.get("mlflow.parentRunId") == parent[0].info.run_id),
+                      key=lambda r: r.info.run_name)
+    assert len(parent) == 1 and [r.info.run_name for r in children] == ["trial-0", "trial-1"]
+    assert children[1].data.tags["state"] == study.trials[1].state.name.lower()
+    child = children[0]
+    assert {"budget", "c"} <= set(child.data.params) and child.data.tags["state"] == "complete"
+    assert {"win_rate", "win_rate_low", "win_rate_high", "seconds_per_game", "ms_per_decision.questing"} <= set(child.data.metrics)
+    assert child.data.tags["setup"] == "random-mcts-mcts" and child.data.tags["code_version"]
+    assert [a.path for a in client.list_artifacts(child.info.run_id)] == ["agent.toml"]
+    history = client.get_metric_history(child.info.run_id, "intermediate_win_rate")
+    assert len(history) == 40 and history[-1].value == pytest.approx(child.data.metrics["win_rate"])  # per game
+    parent_metrics = client.get_run(parent[0].info.run_id).data.metrics
+    assert {"best_search_win_rate", "best_holdout_win_rate", "best_holdout_low", "best_trial"} <= set(parent_metrics)
+    assert "s-best.toml" in [a.path for a in client.list_artifacts(parent[0].info.run_id)]
+    best = Setup.load(in_tmp / "s-best.toml")
+    assert best.questing["ppn"] == 10 and best.questing["budget"] in (20, 40, 60, 80, 100)
+    assert evaluate_setup(best, "hard", 10).games == 10
+    text = (in_tmp / "s-best.toml").read_text()
+    assert "holdout_win_rate" in text and "search_win_rate" in text and "code_version" in text
+
+
+@pytest.mark.parametrize("sampler", ["tpe", "hyperopt", "random"])
+def test_the_same_space_through_every_sampler(in_tmp, sampler):
+    result = run_study(load_study(write_study(in_tmp, name=f"x-{sampler}", games=10, trials=3, sampler=sampler)))
+    assert result.complete == 3
+    study = optuna.load_study(study_name=f"x-{sampler}", storage=f"sqlite:///x-{sampler}.db")
+    for trial in study.trials:
+        assert trial.params["budget"] in (20, 40, 60, 80, 100) and 0.3 <= trial.params["c"] <= 2.0
+
+
+def test_pruning_stops_a_bad_configuration_early(in_tmp):
+    data = tomllib_load(write_study(in_tmp, name="p", games=200, trials=2, pruner="wilcoxon"))
+    data["space"] = {"budget": {"choice": [100, 1]}, "playout": {"choice": ["random", "expert"]}}
+    spec = parse_study(data, "p.toml")
+    study = open_study(spec, storage_for(spec, None, 1))
+    study.enqueue_trial({"budget": 100, "playout": "random"})
+    study.enqueue_trial({"budget": 1, "playout": "expert"})  # plays the expert questing rule: no wins on hard
+    result = run_study(spec)
+    trials = optuna.load_study(study_name="p", storage="sqlite:///p.db").trials
+    assert trials[0].state == TrialState.COMPLETE and trials[1].state == TrialState.PRUNED
+    assert max(trials[1].intermediate_values) < 100  # stopped well before its 200 games
+    assert result.pruned == 1
+
+
+def tomllib_load(path):
+    import tomllib
+
+    return tomllib.loads(path.read_text())
+
+
+def test_resume_keeps_finished_trials_and_retries_the_interrupted_one(in_tmp):
+    path = write_study(in_tmp, name="r", games=10, trials=2)
+    run_study(load_study(path))
+    spec = load_study(path)
+    study = open_study(spec, storage_for(spec, None, 1))
+    study.ask()  # a trial left running, as by a killed run
+    result = run_study(spec, n_trials=3)
+    states = [t.state for t in optuna.load_study(study_name="r", storage="sqlite:///r.db").trials]
+    assert states[:2] == [TrialState.COMPLETE] * 2 and states[2] == TrialState.FAIL
+    assert states.count(TrialState.COMPLETE) == 3 and result.complete == 3
+
+
+def test_distributed_workers_on_postgresql_meet_the_budget_exactly(in_tmp):
+    try:
+        import psycopg
+
+        psycopg.connect(POSTGRES).close()
+    except Exception as error:  # pragma: no cover - CI has PostgreSQL
+        pytest.skip(f"no PostgreSQL at {POSTGRES}: {error}")
+    name = f"d-{uuid.uuid4().hex[:8]}"
+    path = write_study(in_tmp, name=name, games=10, trials=6)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    started = run_study(load_study(path), n_trials=1, storage=POSTGRES)
+    assert started.complete == 1
+    workers = [
+        subprocess.Popen([sys.executable, "-m", "tuning.cli", "tune", "worker", str(path), "--storage", POSTGRES],
+                         cwd=in_tmp, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        for _ in range(2)
+    ]
+    for worker in workers:
+        out, err = worker.communicate(timeout=600)
+        assert worker.returncode == 0, err
+    trials = optuna.load_study(study_name=name, storage=POSTGRES).trials
+    counted = [t for t in trials if t.state in (TrialState.COMPLETE, TrialState.PRUNED)]
+    assert len(counted) == 6
+    assert len({t.number for t in trials}) == len(trials)
+
+
+@pytest.mark.parametrize(
+    "change, expected",
+    [
+        (lambda d: d.pop("name"), "missing key 'name'"),
+        (lambda d: d.update(difficulty="nightmare"), "difficulty = 'nightmare' is invalid; expected one of easy, medium, hard"),
+        (lambda d: d.update(setup="random-foo-mcts"), "unknown agent 'foo' at questing"),
+        (lambda d: d.update(space={}), "space is empty"),
+        (lambda d: d["space"].update(budget={"int": [100, 20]}), "space.budget.int = [100, 20] is invalid"),
+        (lambda d: d["space"].update(budget={"choice": []}), "space.budget.choice = [] is invalid"),
+        (lambda d: d["space"].update(depth={"int": [1, 3]}), "no stage of random-mcts-mcts has parameter 'depth'"),
+        (lambda d: d["space"].update(ppn={"int": [0, 3]}), "ppn = 0 is invalid"),
+        (lambda d: d["search"].update(sampler="cmaes"), "search.sampler = 'cmaes' is invalid; expected one of tpe, hyperopt, random"),
+        (lambda d: d["objective"].update(games=0), "objective.games = 0 is invalid; expected a positive integer"),
+        (lambda d: d.update(seeds=3), "unknown key 'seeds'"),
+    ],
+)
+def test_bad_study_files_are_one_line_errors(in_tmp, change, expected):
+    data = tomllib_load(write_study(in_tmp))
+    change(data)
+    with pytest.raises(SpecError) as error:
+        parse_study(data, "s.toml")
+    assert expected in str(error.value) and "\n" not in str(error.value)
+
+
+def test_cli_errors_exit_2_and_write_nothing(in_tmp, capsys):
+    path = write_study(in_tmp)
+    path.write_text(path.read_text().replace('difficulty = "hard"', 'difficulty = "nightmare"'))
+    code, out, err = run_cli(capsys, "tune", "run", str(path))
+    assert code == 2 and "difficulty = 'nightmare'" in err and len(err.strip().splitlines()) == 1
+    code, out, err = run_cli(capsys, "tune", "run", str(write_study(in_tmp, name="u")), "--storage",
+                             "postgresql://nobody@127.0.0.1:1/none")
+    assert code == 2 and "cannot open the study" in err and len(err.strip().splitlines()) == 1
+    assert sorted(p.name for p in in_tmp.iterdir()) == ["s.toml", "u.toml"]
+
+
+def test_dry_run_prints_the_resolved_space(in_tmp, capsys):
+    code, out, _ = run_cli(capsys, "tune", "run", str(write_study(in_tmp)), "--dry-run")
+    assert code == 0 and "budget: int in [20, 100] step 20" in out and "c: float in [0.3, 2] (log)" in out
+    assert not (in_tmp / "s.db").exists()

@@ -1,0 +1,63 @@
+"""The objective of a trial: the evaluation harness on the study's common deals.
+
+A trial's parameters make a setup; trials with ``rl`` stages train it first
+(``training`` section; its deals are disjoint from the evaluation's). The
+setup then plays games 0..games-1 of the study's seed. As chunks of games
+finish, the trial reports to its pruner: with the Wilcoxon pruner one value
+per game (1 won, 0 lost; step = game number), so that trials are compared
+game by game on the same deals; with the others the running win rate
+(step = games played). Two objectives (win rate, seconds per game) are not
+pruned.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import optuna
+
+from agents.evaluation import Evaluation, evaluate_setup
+from agents.setup import Setup
+from lotr_sim.layout import WIN
+from tuning.study_file import StudySpec
+
+REPORTS = 20  # pruning decisions per trial, at most
+
+
+def run_trial(trial: optuna.Trial, spec: StudySpec, folder: Path) -> tuple[Setup, Evaluation, dict]:
+    """Train (if needed) and evaluate the trial's setup, reporting to the pruner; returns the setup,
+    its evaluation and training figures. Raises ``optuna.TrialPruned`` when the pruner stops it."""
+    setup = spec.trial_setup({domain.name: domain.suggest(trial) for domain in spec.space})
+    training: dict = {}
+    if setup.has_python_agents:
+        from agents.rl.train import train
+
+        result = train(setup, spec.difficulty, spec.episodes, seed=spec.seed, envs=spec.envs, out=folder)
+        setup = result.setup
+        training = {"training_seconds": result.seconds, "best_training_win_rate": result.best_average}
+    played = []
+
+    def report(game_ids: np.ndarray, outcomes: np.ndarray) -> None:
+        played.append(outcomes == WIN)
+        if len(spec.metrics) > 1:
+            return
+        if spec.pruner == "wilcoxon":
+            for game, won in zip(game_ids, outcomes == WIN):
+                trial.report(float(won), int(game))
+        else:
+            wins = np.concatenate(played)
+            trial.report(float(wins.mean()), int(wins.size))
+        if trial.should_prune():
+            raise optuna.TrialPruned()
+
+    evaluation = evaluate_setup(
+        setup, spec.difficulty, spec.games, seed=spec.seed, on_chunk=report, max_chunk=max(1, spec.games // REPORTS)
+    )
+    return setup, evaluation, training
+
+
+def objective_values(spec: StudySpec, evaluation: Evaluation) -> float | tuple[float, ...]:
+    """The value(s) Optuna optimises, in ``spec.metrics`` order."""
+    values = tuple(evaluation.win_rate if m == "win_rate" else evaluation.mean_seconds_per_game for m in spec.metrics)
+    return values[0] if len(values) == 1 else values

@@ -1,0 +1,352 @@
+"""Running a study: storage, samplers and pruners, local worker processes, held-out re-evaluation, export.
+
+``run_study(spec)`` opens (or resumes) the Optuna study named in the study file
+and runs trials until ``n_trials`` of them are complete or pruned, counted over
+every worker and every earlier invocation. Trials left running by an
+interrupted invocation are marked failed (and so retried). Each worker asks
+for a trial, checks that the budget is not met by trials numbered before it
+(otherwise the trial is marked failed as surplus), runs it and tells the
+result: the total is exact however many workers share the study.
+
+Storage: the study file's, else ``sqlite:///<name>.db`` for one worker and a
+journal file ``<name>.journal`` (process-safe without a server) for several;
+``postgresql://...`` for workers on several machines (``lotr tune worker``).
+"""
+
+from __future__ import annotations
+
+import datetime
+import os
+import multiprocessing
+import shutil
+import time
+import warnings
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import optuna
+from optuna.trial import TrialState
+
+from agents.evaluation import evaluate_setup
+from agents.setup import STAGES, Setup
+from agents.specs import SpecError
+from lotr_sim.rng import derive_seed
+from tuning.objective import objective_values, run_trial
+from tuning.study_file import StudySpec
+from tuning.tracking import Tracker, code_version
+
+COUNTED = (TrialState.COMPLETE, TrialState.PRUNED)
+
+
+def storage_for(spec: StudySpec, override: str | None, workers: int):
+    """The Optuna storage (URL or object) of a study."""
+    url = override or spec.storage
+    if url:
+        return url
+    if workers > 1:
+        from optuna.storages import JournalStorage
+        from optuna.storages.journal import JournalFileBackend
+
+        return JournalStorage(JournalFileBackend(f"{spec.name}.journal"))
+    return f"sqlite:///{spec.name}.db"
+
+
+def open_study(spec: StudySpec, storage, worker: int = 0) -> optuna.Study:
+    """Create or load the study; an unreachable storage is a one-line SpecError.
+
+    The sampler's seed mixes the study file's seed with the worker's index and
+    the number of trials already run, so that workers and resumed runs do not
+    repeat each other's suggestions, while a fresh single-worker run is
+    reproducible."""
+    existing = len(_create(spec, storage, optuna.samplers.RandomSampler()).get_trials(deepcopy=False))
+    seed = int(derive_seed(np.uint64(spec.sampler_seed), np.uint64(existing * 1024 + worker))) % 2**32
+    if spec.sampler == "random":
+        sampler = optuna.samplers.RandomSampler(seed=seed)
+    else:
+        sampler = optuna.samplers.TPESampler(seed=seed)
+    return _create(spec, storage, sampler)
+
+
+def _create(spec: StudySpec, storage, sampler) -> optuna.Study:
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    warnings.filterwarnings("ignore", category=optuna.exceptions.ExperimentalWarning)  # WilcoxonPruner
+    pruner = {
+        "wilcoxon": lambda: optuna.pruners.WilcoxonPruner(p_threshold=0.1),
+        "median": lambda: optuna.pruners.MedianPruner(n_startup_trials=3),
+        "halving": lambda: optuna.pruners.SuccessiveHalvingPruner(),
+        "none": lambda: optuna.pruners.NopPruner(),
+    }[spec.pruner]()
+    try:
+        return optuna.create_study(
+            storage=storage, study_name=spec.name, load_if_exists=True, sampler=sampler, pruner=pruner,
+            directions=spec.directions,
+        )
+    except Exception as error:  # SQLAlchemy, journal and driver errors all mean the same to the user
+        reason = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+        raise SpecError(f"storage {storage if isinstance(storage, str) else 'journal'}: cannot open the study: {reason}") from None
+
+
+def counted(study: optuna.Study, before: int | None = None) -> int:
+    trials = study.get_trials(deepcopy=False, states=(*COUNTED, TrialState.RUNNING))
+    return sum(1 for t in trials if before is None or t.number < before)
+
+
+@dataclass
+class TrialContext:
+    """What a worker process needs to run trials (picklable)."""
+
+    spec: StudySpec
+    tracking_uri: str
+    parent_run: str
+
+
+def run_one(study: optuna.Study, trial: optuna.Trial, context: TrialContext, tracker: Tracker) -> None:
+    """Run, log and tell one trial."""
+    spec = context.spec
+    folder = Path(f"{spec.name}-trials") / f"trial-{trial.number}"
+    folder.mkdir(parents=True, exist_ok=True)
+    tags = {
+        "setup": spec.setup.short_name, "difficulty": spec.difficulty, "games": spec.games, "seed": spec.seed,
+        "sampler": spec.sampler, "pruner": spec.pruner, "code_version": code_version(), "study": spec.name,
+    }
+    run = tracker.start_run(f"trial-{trial.number}", tags, parent=context.parent_run)
+    try:
+        setup, evaluation, training = run_trial(trial, spec, folder)
+    except optuna.TrialPruned:
+        study.tell(trial, state=TrialState.PRUNED)
+        _log_trial(tracker, run, trial, study, None, None, {}, "pruned")
+        return
+    except KeyboardInterrupt:
+        study.tell(trial, state=TrialState.FAIL)
+        tracker.log(run, tags={"state": "failed"})
+        tracker.end(run, "KILLED")
+        raise
+    except Exception as error:
+        study.tell(trial, state=TrialState.FAIL)
+        tracker.log(run, tags={"state": "failed", "error": str(error).splitlines()[0] if str(error) else type(error).__name__})
+        tracker.end(run, "FAILED")
+        return
+    setup.dump(folder / "agent.toml")
+    trial.set_user_attr("config", setup.to_mapping())
+    trial.set_user_attr("wilson_95", list(evaluation.wilson_95))
+    trial.set_user_attr("seconds_per_game", evaluation.mean_seconds_per_game)
+    trial.set_user_attr("folder", str(folder.resolve()))
+    study.tell(trial, objective_values(spec, evaluation))
+    _log_trial(tracker, run, trial, study, setup, evaluation, training, "complete", folder)
+
+
+def _log_trial(tracker, run, trial, study, setup, evaluation, training, state, folder=None) -> None:
+    frozen = study.get_trials(deepcopy=False)[trial.number] if trial.number < len(study.get_trials(deepcopy=False)) else None
+    steps = sorted((frozen.intermediate_values if frozen else {}).items())
+    if isinstance(study.pruner, optuna.pruners.WilcoxonPruner):
+        wins = np.cumsum([value for _, value in steps])
+        series = [(step, wins[k] / (k + 1)) for k, (step, _) in enumerate(steps)]  # running win rate by game
+    else:
+        series = steps  # already the running win rate
+    metrics = dict(training)
+    if evaluation is not None:
+        low, high = evaluation.wilson_95
+        metrics.update(win_rate=evaluation.win_rate, win_rate_low=low, win_rate_high=high,
+                       seconds_per_game=evaluation.mean_seconds_per_game, games_played=evaluation.games)
+        metrics.update({f"ms_per_decision.{s}": v for s, v in evaluation.ms_per_decision.items() if v is not None})
+    tracker.log(run, params=trial.params, metrics=metrics, tags={"state": state}, series={"intermediate_win_rate": series})
+    if folder is not None:
+        tracker.artifact(run, folder / "agent.toml")
+        for weights in folder.glob("*.pt"):
+            tracker.artifact(run, weights, "weights")
+    tracker.end(run, "FINISHED" if state == "complete" else "KILLED")
+
+
+def work(context: TrialContext, storage, n_trials: int, deadline: float | None, worker: int = 0) -> None:
+    """A worker: run trials of the study until the budget (or the deadline) is met."""
+    spec = context.spec
+    study = open_study(spec, storage, worker)
+    tracker = Tracker(context.tracking_uri, spec.experiment)
+    if spec.sampler == "hyperopt":
+        _hyperopt_work(context, study, tracker, n_trials, deadline, worker)
+        return
+    while deadline is None or time.time() < deadline:
+        if counted(study) >= n_trials:
+            return
+        trial = study.ask()
+        if counted(study, before=trial.number) >= n_trials:
+            trial.set_user_attr("surplus", "the trial budget was met by other workers")
+            study.tell(trial, state=TrialState.FAIL)
+            return
+        run_one(study, trial, context, tracker)
+
+
+def _hyperopt_work(context: TrialContext, study: optuna.Study, tracker: Tracker, n_trials: int,
+                   deadline: float | None, worker: int) -> None:
+    """Hyperopt's TPE (``fmin`` with ``tpe.suggest``, the thesis's choice) proposes; each proposal is
+    enqueued as an Optuna trial, so both samplers write the same storage and MLflow layout. A resumed
+    run keeps the trials in storage but starts Hyperopt's own history afresh."""
+    from hyperopt import STATUS_FAIL, STATUS_OK, Trials, fmin, tpe
+
+    spec = context.spec
+
+    def evaluate(draw: dict) -> dict:
+        study.enqueue_trial({d.name: d.from_hyperopt(draw[d.name]) for d in spec.space})
+        trial = study.ask()
+        run_one(study, trial, context, tracker)
+        frozen = study.get_trials(deepcopy=False)[trial.number]
+        if frozen.state == TrialState.COMPLETE:
+            return {"loss": -frozen.values[0], "status": STATUS_OK}
+        if frozen.state == TrialState.PRUNED and frozen.intermediate_values:
+            return {"loss": -float(np.mean(list(frozen.intermediate_values.values()))), "status": STATUS_OK}
+        return {"status": STATUS_FAIL}
+
+    def met(*_):
+        return counted(study) >= n_trials or (deadline is not None and time.time() >= deadline), []
+
+    if not met()[0]:
+        seed = int(derive_seed(np.uint64(spec.sampler_seed), np.uint64(len(study.trials) * 1024 + worker)))
+        fmin(evaluate, {d.name: d.hyperopt() for d in spec.space}, algo=tpe.suggest, max_evals=n_trials,
+             trials=Trials(), rstate=np.random.default_rng(seed), show_progressbar=False, early_stop_fn=met)
+
+
+def _work_in_process(context, storage, n_trials, deadline, worker) -> None:
+    try:
+        work(context, storage, n_trials, deadline, worker)
+    except KeyboardInterrupt:
+        pass
+
+
+@dataclass
+class StudyResult:
+    spec: StudySpec
+    trials: int
+    complete: int
+    pruned: int
+    failed: int
+    seconds: float
+    best_number: int | None
+    best_search: float | None
+    best_holdout: object | None
+    parent_run: str
+    exported: Path | None
+    pareto: list[tuple] | None = None
+
+    def report(self) -> str:
+        lines = [
+            f"study {self.spec.name}: {self.complete} complete, {self.pruned} pruned, {self.failed} failed "
+            f"in {self.seconds:.1f} s"
+        ]
+        if self.best_number is not None and self.best_holdout is not None:
+            h = self.best_holdout
+            lines.append(
+                f"best: trial {self.best_number}, search win rate {100 * self.best_search:.1f}% "
+                f"({self.spec.games} games; optimistic), held-out {100 * h.win_rate:.1f}% "
+                f"[{100 * h.wilson_95[0]:.1f}, {100 * h.wilson_95[1]:.1f}] on {h.games} fresh games"
+            )
+        if self.pareto:
+            lines.append("Pareto front (trial: win rate, seconds per game):")
+            lines += [f"  {n}: {100 * w:.1f}%, {1000 * t:.2f} ms" for n, w, t in self.pareto]
+        if self.exported is not None:
+            lines.append(f"exported: {self.exported}")
+        return "\n".join(lines)
+
+
+def run_study(spec: StudySpec, n_trials: int | None = None, workers: int | None = None, storage: str | None = None,
+              out: str | Path | None = None) -> StudyResult:
+    """Run (or resume) a study; re-evaluate its top trials on held-out deals; export the best."""
+    n_trials = n_trials or spec.n_trials
+    workers = workers or spec.workers
+    storage = storage_for(spec, storage, workers)
+    study = open_study(spec, storage)
+    for stale in study.get_trials(deepcopy=False, states=(TrialState.RUNNING,)):
+        study.tell(stale.number, state=TrialState.FAIL)  # left running by an interrupted run: retried
+    tracker = Tracker(spec.tracking_uri, spec.experiment)  # creates the store before any worker starts
+    parent = tracker.start_run(f"{spec.name} {datetime.datetime.now():%Y-%m-%d %H:%M:%S}",
+                               {"study": spec.name, "code_version": code_version(), "sampler": spec.sampler})
+    tracker.log(parent, params={"n_trials": n_trials, "workers": workers, "games": spec.games, "seed": spec.seed,
+                                "difficulty": spec.difficulty, "setup": str(spec.setup)})
+    study.set_user_attr("parent_run", parent)  # `lotr tune worker` attaches its trials to it
+    study.set_user_attr("tracking_uri", tracker.tracking_uri)
+    context = TrialContext(spec, tracker.tracking_uri, parent)
+    deadline = time.time() + spec.timeout if spec.timeout else None
+    start = time.perf_counter()
+    try:
+        if workers == 1:
+            work(context, storage, n_trials, deadline)
+        else:
+            processes = [
+                multiprocessing.Process(target=_work_in_process, args=(context, storage, n_trials, deadline, w))
+                for w in range(workers)
+            ]
+            for p in processes:
+                p.start()
+            for p in processes:
+                p.join()
+    except KeyboardInterrupt:
+        tracker.end(parent, "KILLED")
+        raise
+    seconds = time.perf_counter() - start
+    result = _finish(spec, study, tracker, parent, seconds, workers, out)
+    tracker.end(parent)
+    return result
+
+
+def join_study(spec: StudySpec, storage: str, n_trials: int | None = None) -> int:
+    """``lotr tune worker``: run trials of a study that ``lotr tune run`` started (on this or another
+    machine) until its budget is met; returns the trials this worker ran."""
+    study = open_study(spec, storage, worker=int.from_bytes(os.urandom(4), "little"))
+    parent, tracking_uri = study.user_attrs.get("parent_run"), study.user_attrs.get("tracking_uri")
+    if parent is None:
+        raise SpecError(f"study {spec.name}: not started yet; start it with lotr tune run {spec.source} --storage ...")
+    before = len(study.trials)
+    work(TrialContext(spec, tracking_uri, parent), storage, n_trials or spec.n_trials, None)
+    return len(study.trials) - before
+
+
+def _finish(spec, study, tracker, parent, seconds, workers, out) -> StudyResult:
+    trials = study.get_trials(deepcopy=False)
+    states = [t.state for t in trials]
+    complete = [t for t in trials if t.state == TrialState.COMPLETE]
+    result = StudyResult(spec, len(trials), states.count(TrialState.COMPLETE), states.count(TrialState.PRUNED),
+                         states.count(TrialState.FAIL), seconds, None, None, None, parent, None)
+    if not complete:
+        return result
+    candidates = study.best_trials if len(spec.metrics) > 1 else complete  # the Pareto front for two objectives
+    top = sorted(candidates, key=lambda t: t.values[0], reverse=True)[: spec.holdout_top_k]
+    if len(spec.metrics) > 1:
+        result.pareto = [(t.number, *t.values) for t in sorted(study.best_trials, key=lambda t: t.values[1])]
+    holdouts = []
+    for t in top:
+        setup = Setup.from_mapping(t.user_attrs["config"], source=f"trial {t.number}")
+        holdouts.append(evaluate_setup(setup, spec.difficulty, spec.holdout_games, seed=spec.holdout_seed, workers=workers))
+    k = max(range(len(top)), key=lambda i: holdouts[i].win_rate)
+    best, holdout = top[k], holdouts[k]
+    result.best_number, result.best_search, result.best_holdout = best.number, best.values[0], holdout
+    low, high = holdout.wilson_95
+    tracker.log(parent, params={f"best.{name}": v for name, v in best.params.items()},
+                metrics={"best_trial": best.number, "best_search_win_rate": best.values[0],
+                         "best_holdout_win_rate": holdout.win_rate, "best_holdout_low": low, "best_holdout_high": high})
+    target = Path(out or f"{spec.name}-best.toml")
+    export(spec, best, holdout, target)
+    tracker.artifact(parent, target)
+    result.exported = target
+    return result
+
+
+def export(spec: StudySpec, trial, holdout, target: Path) -> None:
+    """Write the trial's agent configuration with provenance; RL weights are copied next to it."""
+    setup = Setup.from_mapping(trial.user_attrs["config"], source=f"trial {trial.number}")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    for weights in Path(trial.user_attrs["folder"]).glob("*.pt"):
+        shutil.copy(weights, target.parent / weights.name)
+    specs = [
+        agent.with_params(stage, weights=str((target.parent / Path(agent["weights"]).name).resolve()))
+        if agent.as_dict().get("weights")
+        else agent
+        for stage, agent in zip(STAGES, setup.agents)
+    ]
+    metadata = {
+        "study": spec.name, "trial": trial.number, "difficulty": spec.difficulty,
+        "search_win_rate": trial.values[0], "search_wilson_95": trial.user_attrs["wilson_95"], "search_games": spec.games,
+        "search_seed": spec.seed, "holdout_win_rate": holdout.win_rate, "holdout_wilson_95": list(holdout.wilson_95),
+        "holdout_games": holdout.games, "holdout_seed": spec.holdout_seed, "code_version": code_version(),
+        "date": datetime.datetime.now().isoformat(timespec="seconds"),
+    }
+    Setup(*specs).dump(target, metadata=metadata)

@@ -1,0 +1,250 @@
+"""Study files (``studies/*.toml``): what a study searches, how it is scored, where it is stored.
+
+::
+
+    name = "mcts-hpo"                  # the Optuna study and (by default) the MLflow experiment
+    difficulty = "hard"
+    setup = "random-mcts-mcts"         # the setup every trial starts from (short form)
+
+    [fixed]                            # parameters set for every trial: "budget" or "questing.budget"
+    final = "visits"
+
+    [space]                            # searched parameters (see tuning.space)
+    budget = { int = [40, 800], step = 40 }
+    c = { float = [0.1, 3.0], log = true }
+    playout = { choice = ["random", "expert"] }
+
+    [objective]
+    metrics = ["win_rate"]             # or ["win_rate", "seconds_per_game"]: two objectives, Pareto front
+    games = 200                        # per trial, games 0..games-1 of seed: every trial plays the same deals
+    seed = 0
+
+    [holdout]                          # the top trials re-evaluated on fresh deals (the honest figure)
+    top_k = 3
+    games = 2000
+    seed = 1000003
+
+    [training]                         # trials with rl stages: trained first (deals disjoint from the games)
+    episodes = 10000
+    envs = 1
+
+    [search]
+    sampler = "tpe"                    # tpe (Optuna) | hyperopt (Hyperopt TPE) | random
+    seed = 0
+    pruner = "wilcoxon"                # wilcoxon (per game, common deals) | median | halving | none
+    n_trials = 30
+    timeout = 3600                     # seconds (optional)
+    workers = 1
+    storage = "sqlite:///mcts-hpo.db"  # default: sqlite:///<name>.db; a journal file for workers > 1
+
+    [mlflow]
+    tracking_uri = "sqlite:///mlflow.db"   # default: MLflow's own default
+    experiment = "mcts-hpo"                # default: the study's name
+
+Every key is validated before anything runs; a problem is one line naming the
+key, the value and what is allowed (``SpecError``).
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from agents.setup import Setup
+from agents.specs import SpecError
+from lotr_sim.layout import DIFFICULTIES
+from tuning.space import Domain
+
+SAMPLERS = ("tpe", "hyperopt", "random")
+PRUNERS = ("wilcoxon", "median", "halving", "none")
+METRICS = {"win_rate": "maximize", "seconds_per_game": "minimize"}
+SECTIONS = {
+    "objective": {"metrics": ["win_rate"], "games": 200, "seed": 0},
+    "holdout": {"top_k": 3, "games": 2000, "seed": 1_000_003},
+    "training": {"episodes": 10_000, "envs": 1},
+    "search": {
+        "sampler": "tpe",
+        "seed": 0,
+        "pruner": "wilcoxon",
+        "n_trials": 20,
+        "timeout": None,
+        "workers": 1,
+        "storage": None,
+    },
+    "mlflow": {"tracking_uri": None, "experiment": None},
+}
+TOP_KEYS = ("name", "difficulty", "setup", "fixed", "space", *SECTIONS)
+POSITIVE = {"games", "top_k", "episodes", "envs", "n_trials", "workers"}
+
+
+@dataclass(frozen=True)
+class StudySpec:
+    """A validated study file."""
+
+    name: str
+    difficulty: str
+    setup: Setup
+    space: tuple[Domain, ...]
+    metrics: tuple[str, ...]
+    games: int
+    seed: int
+    holdout_top_k: int
+    holdout_games: int
+    holdout_seed: int
+    episodes: int
+    envs: int
+    sampler: str
+    sampler_seed: int
+    pruner: str
+    n_trials: int
+    timeout: float | None
+    workers: int
+    storage: str | None
+    tracking_uri: str | None
+    experiment: str
+    source: str = "study"
+
+    @property
+    def directions(self) -> list[str]:
+        return [METRICS[m] for m in self.metrics]
+
+    def trial_setup(self, params: dict[str, Any]) -> Setup:
+        """The setup of a trial with these searched values."""
+        return self.setup.with_params(params, where=f"{self.source}: space")
+
+    def resolved(self) -> str:
+        """The study as it will run (``lotr tune run --dry-run``)."""
+        lines = [
+            f"study {self.name}: {self.difficulty}, base setup {self.setup}",
+            "space:",
+            *(f"  {domain}" for domain in self.space),
+            f"objective: {', '.join(f'{m} ({METRICS[m]})' for m in self.metrics)} over games 0..{self.games - 1}"
+            f" of seed {self.seed}",
+            f"holdout: top {self.holdout_top_k} trials on {self.holdout_games} games of seed {self.holdout_seed}",
+            f"search: {self.sampler} sampler (seed {self.sampler_seed}), {self.pruner} pruner, {self.n_trials} trials"
+            + (f", timeout {self.timeout:g} s" if self.timeout else "")
+            + f", {self.workers} worker{'s' if self.workers > 1 else ''}",
+            f"storage: {self.storage or 'default'}; MLflow: {self.tracking_uri or 'default'}, experiment {self.experiment}",
+        ]
+        if self.setup.has_python_agents:
+            lines.insert(4, f"training: {self.episodes} episodes per trial, {self.envs} games per step")
+        return "\n".join(lines)
+
+
+def load_study(path: str | Path) -> StudySpec:
+    """Read and validate a study file; SpecError (one line) on any problem."""
+    try:
+        with open(path, "rb") as file:
+            data = tomllib.load(file)
+    except OSError as error:
+        raise SpecError(f"{path}: cannot read: {error.strerror or error}") from None
+    except tomllib.TOMLDecodeError as error:
+        raise SpecError(f"{path}: bad TOML: {error}") from None
+    return parse_study(data, str(path))
+
+
+def _section(data: dict, key: str, source: str) -> dict:
+    value = data.get(key, {})
+    if not isinstance(value, dict):
+        raise SpecError(f"{source}: {key} = {value!r} is invalid; expected a table")
+    defaults = SECTIONS[key]
+    for name in value:
+        if name not in defaults:
+            raise SpecError(f"{source}: unknown key {key}.{name}; valid: {', '.join(defaults)}")
+    merged = {**defaults, **value}
+    for name, default in defaults.items():
+        given = merged[name]
+        where = f"{source}: {key}.{name} = {given!r} is invalid"
+        if name in POSITIVE and (not isinstance(given, int) or isinstance(given, bool) or given < 1):
+            raise SpecError(f"{where}; expected a positive integer")
+        if name == "seed" and (not isinstance(given, int) or isinstance(given, bool) or not 0 <= given < 2**63):
+            raise SpecError(f"{where}; expected an integer in [0, 2**63)")
+        if name == "timeout" and given is not None and (not isinstance(given, (int, float)) or given <= 0):
+            raise SpecError(f"{where}; expected a positive number of seconds")
+        if name in ("storage", "tracking_uri", "experiment") and given is not None and not isinstance(given, str):
+            raise SpecError(f"{where}; expected a string")
+    return merged
+
+
+def parse_study(data: dict, source: str = "study") -> StudySpec:
+    """A StudySpec from a parsed study file (see the module docstring)."""
+    for key in data:
+        if key not in TOP_KEYS:
+            raise SpecError(f"{source}: unknown key {key!r}; valid: {', '.join(TOP_KEYS)}")
+    for key in ("name", "difficulty", "setup", "space"):
+        if key not in data:
+            raise SpecError(f"{source}: missing key {key!r}")
+    name = data["name"]
+    if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]*", name):
+        raise SpecError(f"{source}: name = {name!r} is invalid; expected letters, digits, '_', '.', '-'")
+    if data["difficulty"] not in DIFFICULTIES:
+        raise SpecError(f"{source}: difficulty = {data['difficulty']!r} is invalid; expected one of {', '.join(DIFFICULTIES)}")
+    if not isinstance(data["setup"], str):
+        raise SpecError(f"{source}: setup = {data['setup']!r} is invalid; expected a short form such as 'random-mcts-mcts'")
+    try:
+        setup = Setup.parse(data["setup"])
+    except SpecError as error:
+        raise SpecError(f"{source}: {error}") from None
+    fixed = data.get("fixed", {})
+    if not isinstance(fixed, dict):
+        raise SpecError(f"{source}: fixed = {fixed!r} is invalid; expected a table of parameter values")
+    setup = setup.with_params(_flatten(fixed), where=f"{source}: fixed")
+    space_table = data["space"]
+    if not isinstance(space_table, dict) or not space_table:
+        raise SpecError(f"{source}: space is empty; declare at least one searched parameter")
+    space = tuple(Domain.parse(name, value, f"{source}: space.{name}") for name, value in _flatten(space_table, domains=True).items())
+    for domain in space:  # every value of every domain must fit the setup
+        for value in domain.choices or (domain.low, domain.high):
+            value = int(value) if domain.kind == "int" else value
+            setup.with_params({domain.name: value}, where=f"{source}: space")
+    objective = _section(data, "objective", source)
+    metrics = objective["metrics"]
+    if not isinstance(metrics, list) or not metrics or any(m not in METRICS for m in metrics) or len(set(metrics)) != len(metrics):
+        raise SpecError(f"{source}: objective.metrics = {metrics!r} is invalid; expected a list of {', '.join(METRICS)}")
+    holdout, training, search, tracking = (_section(data, key, source) for key in ("holdout", "training", "search", "mlflow"))
+    if search["sampler"] not in SAMPLERS:
+        raise SpecError(f"{source}: search.sampler = {search['sampler']!r} is invalid; expected one of {', '.join(SAMPLERS)}")
+    if search["pruner"] not in PRUNERS:
+        raise SpecError(f"{source}: search.pruner = {search['pruner']!r} is invalid; expected one of {', '.join(PRUNERS)}")
+    if len(metrics) > 1 and search["sampler"] == "hyperopt":
+        raise SpecError(f"{source}: search.sampler = 'hyperopt' takes one objective; use tpe for {metrics}")
+    return StudySpec(
+        name=name,
+        difficulty=data["difficulty"],
+        setup=setup,
+        space=space,
+        metrics=tuple(metrics),
+        games=objective["games"],
+        seed=objective["seed"],
+        holdout_top_k=holdout["top_k"],
+        holdout_games=holdout["games"],
+        holdout_seed=holdout["seed"],
+        episodes=training["episodes"],
+        envs=training["envs"],
+        sampler=search["sampler"],
+        sampler_seed=search["seed"],
+        pruner=search["pruner"] if len(metrics) == 1 else "none",
+        n_trials=search["n_trials"],
+        timeout=search["timeout"],
+        workers=search["workers"],
+        storage=search["storage"],
+        tracking_uri=tracking["tracking_uri"],
+        experiment=tracking["experiment"] or name,
+        source=source,
+    )
+
+
+def _flatten(table: dict, domains: bool = False) -> dict[str, Any]:
+    """``{questing = {c = ...}}`` (a TOML sub-table) to ``{"questing.c": ...}``; domains are tables themselves."""
+    flat = {}
+    for key, value in table.items():
+        nested = isinstance(value, dict) and (not domains or not {"int", "float", "choice"} & set(value))
+        if nested:
+            for inner, v in value.items():
+                flat[f"{key}.{inner}"] = v
+        else:
+            flat[key] = value
+    return flat
