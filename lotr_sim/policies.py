@@ -13,13 +13,17 @@ from numba import njit
 
 from lotr_sim.cards import (
     ATTACK as ATTACK_VALUE,
+)
+from lotr_sim.cards import (
     COST,
-    DEFENSE as DEFENSE_VALUE,
     HITPOINTS,
     QUEST_POINTS,
     THREAT,
     WANDERING_TOOK_IDS,
     WILLPOWER,
+)
+from lotr_sim.cards import (
+    DEFENSE as DEFENSE_VALUE,
 )
 from lotr_sim.layout import *  # noqa: F403  (the layout is a namespace of constants)
 from lotr_sim.rng import below

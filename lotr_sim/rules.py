@@ -17,9 +17,7 @@ from numba import njit
 from lotr_sim.cards import (
     ALLY,
     ALLY_FIRST,
-    ATTACK as ATTACK_VALUE,
     COST,
-    DEFENSE as DEFENSE_VALUE,
     ENEMY_FIRST,
     ENGAGEMENT,
     GANDALF_IDS,
@@ -36,6 +34,12 @@ from lotr_sim.cards import (
     STARTING_THREAT,
     THREAT,
     WILLPOWER,
+)
+from lotr_sim.cards import (
+    ATTACK as ATTACK_VALUE,
+)
+from lotr_sim.cards import (
+    DEFENSE as DEFENSE_VALUE,
 )
 from lotr_sim.layout import *  # noqa: F403  (the layout is a namespace of constants)
 from lotr_sim.rng import below, mix64

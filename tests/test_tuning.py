@@ -3,18 +3,19 @@
 import os
 import subprocess
 import sys
-import textwrap
 import uuid
 
 import optuna
 import pytest
+from conftest import run_cli
 from mlflow import MlflowClient
+from optuna.storages import JournalStorage
+from optuna.storages.journal import JournalFileBackend
 from optuna.trial import TrialState
 
 from agents.evaluation import evaluate_setup
 from agents.setup import Setup
 from agents.specs import SpecError
-from conftest import run_cli
 from tuning.orchestrator import open_study, run_study, storage_for
 from tuning.study_file import load_study, parse_study
 
@@ -189,3 +190,18 @@ def test_dry_run_prints_the_resolved_space(in_tmp, capsys):
     code, out, _ = run_cli(capsys, "tune", "run", str(write_study(in_tmp)), "--dry-run")
     assert code == 0 and "budget: int in [20, 100] step 20" in out and "c: float in [0.3, 2] (log)" in out
     assert not (in_tmp / "s.db").exists()
+
+
+def test_local_workers_share_a_journal_file_and_meet_the_budget_exactly(in_tmp):
+    result = run_study(load_study(write_study(in_tmp, name="w", games=10, trials=5)), workers=2)
+    assert (in_tmp / "w.journal").is_file() and result.complete + result.pruned == 5
+    study = optuna.load_study(study_name="w", storage=JournalStorage(JournalFileBackend(str(in_tmp / "w.journal"))))
+    assert sum(t.state in (TrialState.COMPLETE, TrialState.PRUNED) for t in study.trials) == 5
+
+
+def test_two_objectives_give_a_pareto_front(in_tmp):
+    path = write_study(in_tmp, name="m", games=10, trials=4)
+    path.write_text(path.read_text().replace("[objective]", '[objective]\nmetrics = ["win_rate", "seconds_per_game"]'))
+    result = run_study(load_study(path))
+    assert result.pareto and all(len(point) == 3 for point in result.pareto)
+    assert "Pareto front" in result.report()

@@ -16,9 +16,10 @@ journal file ``<name>.journal`` (process-safe without a server) for several;
 from __future__ import annotations
 
 import datetime
-import os
 import multiprocessing
+import os
 import shutil
+import sys
 import time
 import warnings
 from dataclasses import dataclass
@@ -39,36 +40,33 @@ from tuning.tracking import Tracker, code_version
 COUNTED = (TrialState.COMPLETE, TrialState.PRUNED)
 
 
-def storage_for(spec: StudySpec, override: str | None, workers: int):
-    """The Optuna storage (URL or object) of a study."""
+JOURNAL = "journal:"
+
+
+def storage_for(spec: StudySpec, override: str | None, workers: int) -> str:
+    """The study's storage: a database URL, or ``journal:<file>`` for Optuna's journal file."""
     url = override or spec.storage
     if url:
         return url
-    if workers > 1:
+    return f"{JOURNAL}{spec.name}.journal" if workers > 1 else f"sqlite:///{spec.name}.db"
+
+
+def _storage(url: str):
+    if url.startswith(JOURNAL):
         from optuna.storages import JournalStorage
         from optuna.storages.journal import JournalFileBackend
 
-        return JournalStorage(JournalFileBackend(f"{spec.name}.journal"))
-    return f"sqlite:///{spec.name}.db"
+        return JournalStorage(JournalFileBackend(url[len(JOURNAL) :]))
+    return url
 
 
-def open_study(spec: StudySpec, storage, worker: int = 0) -> optuna.Study:
-    """Create or load the study; an unreachable storage is a one-line SpecError.
+def open_study(spec: StudySpec, storage: str, worker: int = 0) -> optuna.Study:
+    """Load (or create) the study; an unreachable storage is a one-line SpecError.
 
     The sampler's seed mixes the study file's seed with the worker's index and
     the number of trials already run, so that workers and resumed runs do not
     repeat each other's suggestions, while a fresh single-worker run is
-    reproducible."""
-    existing = len(_create(spec, storage, optuna.samplers.RandomSampler()).get_trials(deepcopy=False))
-    seed = int(derive_seed(np.uint64(spec.sampler_seed), np.uint64(existing * 1024 + worker))) % 2**32
-    if spec.sampler == "random":
-        sampler = optuna.samplers.RandomSampler(seed=seed)
-    else:
-        sampler = optuna.samplers.TPESampler(seed=seed)
-    return _create(spec, storage, sampler)
-
-
-def _create(spec: StudySpec, storage, sampler) -> optuna.Study:
+    reproducible. Each process opens its own storage object."""
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     warnings.filterwarnings("ignore", category=optuna.exceptions.ExperimentalWarning)  # WilcoxonPruner
     pruner = {
@@ -78,13 +76,21 @@ def _create(spec: StudySpec, storage, sampler) -> optuna.Study:
         "none": lambda: optuna.pruners.NopPruner(),
     }[spec.pruner]()
     try:
-        return optuna.create_study(
-            storage=storage, study_name=spec.name, load_if_exists=True, sampler=sampler, pruner=pruner,
-            directions=spec.directions,
-        )
+        store = _storage(storage)
+        try:
+            existing = len(optuna.load_study(study_name=spec.name, storage=store).get_trials(deepcopy=False))
+        except KeyError:
+            optuna.create_study(storage=store, study_name=spec.name, load_if_exists=True, directions=spec.directions)
+            existing = 0
+        seed = int(derive_seed(np.uint64(spec.sampler_seed), np.uint64(existing * 1024 + worker))) % 2**32
+        sampler_class = optuna.samplers.RandomSampler if spec.sampler == "random" else optuna.samplers.TPESampler
+        study = optuna.load_study(study_name=spec.name, storage=store, sampler=sampler_class(seed=seed), pruner=pruner)
     except Exception as error:  # SQLAlchemy, journal and driver errors all mean the same to the user
         reason = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
-        raise SpecError(f"storage {storage if isinstance(storage, str) else 'journal'}: cannot open the study: {reason}") from None
+        raise SpecError(f"storage {storage}: cannot open the study: {reason}") from None
+    if [d.name.lower() for d in study.directions] != spec.directions:
+        raise SpecError(f"storage {storage}: study {spec.name} optimises {study.directions}, the file {spec.directions}")
+    return study
 
 
 def counted(study: optuna.Study, before: int | None = None) -> int:
@@ -99,10 +105,38 @@ class TrialContext:
     spec: StudySpec
     tracking_uri: str
     parent_run: str
+    n_trials: int = 0
+    started: float = 0.0  # time.time() of the invocation, for the ETA
+    done_before: int = 0  # counted trials when the invocation started
 
 
 def run_one(study: optuna.Study, trial: optuna.Trial, context: TrialContext, tracker: Tracker) -> None:
-    """Run, log and tell one trial."""
+    """Run, log and tell one trial; print a progress line."""
+    try:
+        _run_one(study, trial, context, tracker)
+    finally:
+        print(progress_line(study, context, trial.number), file=sys.stderr, flush=True)
+
+
+def progress_line(study: optuna.Study, context: TrialContext, number: int) -> str:
+    """``trial 12 pruned | 13/30 done (8 pruned), 1 running | best 75.5% [69.1, 80.9] (trial 7) | ETA 25 s``."""
+    trials = study.get_trials(deepcopy=False)
+    states = [t.state for t in trials]
+    done = states.count(TrialState.COMPLETE) + states.count(TrialState.PRUNED)
+    line = (f"[{context.spec.name}] trial {number} {trials[number].state.name.lower()} | {done}/{context.n_trials} done "
+            f"({states.count(TrialState.PRUNED)} pruned), {states.count(TrialState.RUNNING)} running")
+    complete = [t for t in trials if t.state == TrialState.COMPLETE]
+    if complete:
+        best = max(complete, key=lambda t: t.values[0])
+        low, high = best.user_attrs.get("wilson_95", (0.0, 0.0))
+        line += f" | best {100 * best.values[0]:.1f}% [{100 * low:.1f}, {100 * high:.1f}] (trial {best.number})"
+    new = done - context.done_before
+    if new > 0 and done < context.n_trials:
+        line += f" | ETA {(time.time() - context.started) / new * (context.n_trials - done):.0f} s"
+    return line
+
+
+def _run_one(study: optuna.Study, trial: optuna.Trial, context: TrialContext, tracker: Tracker) -> None:
     spec = context.spec
     folder = Path(f"{spec.name}-trials") / f"trial-{trial.number}"
     folder.mkdir(parents=True, exist_ok=True)
@@ -227,12 +261,17 @@ class StudyResult:
     parent_run: str
     exported: Path | None
     pareto: list[tuple] | None = None
+    games_run: int = 0
+    games_saved: int = 0
 
     def report(self) -> str:
         lines = [
             f"study {self.spec.name}: {self.complete} complete, {self.pruned} pruned, {self.failed} failed "
             f"in {self.seconds:.1f} s"
         ]
+        if self.games_saved:
+            share = self.games_saved / (self.games_run + self.games_saved)
+            lines.append(f"pruning saved {self.games_saved} of {self.games_run + self.games_saved} games ({100 * share:.0f}%)")
         if self.best_number is not None and self.best_holdout is not None:
             h = self.best_holdout
             lines.append(
@@ -264,7 +303,7 @@ def run_study(spec: StudySpec, n_trials: int | None = None, workers: int | None 
                                 "difficulty": spec.difficulty, "setup": str(spec.setup)})
     study.set_user_attr("parent_run", parent)  # `lotr tune worker` attaches its trials to it
     study.set_user_attr("tracking_uri", tracker.tracking_uri)
-    context = TrialContext(spec, tracker.tracking_uri, parent)
+    context = TrialContext(spec, tracker.tracking_uri, parent, n_trials, time.time(), counted(study))
     deadline = time.time() + spec.timeout if spec.timeout else None
     start = time.perf_counter()
     try:
@@ -296,7 +335,8 @@ def join_study(spec: StudySpec, storage: str, n_trials: int | None = None) -> in
     if parent is None:
         raise SpecError(f"study {spec.name}: not started yet; start it with lotr tune run {spec.source} --storage ...")
     before = len(study.trials)
-    work(TrialContext(spec, tracking_uri, parent), storage, n_trials or spec.n_trials, None)
+    n_trials = n_trials or spec.n_trials
+    work(TrialContext(spec, tracking_uri, parent, n_trials, time.time(), counted(study)), storage, n_trials, None)
     return len(study.trials) - before
 
 
@@ -306,6 +346,10 @@ def _finish(spec, study, tracker, parent, seconds, workers, out) -> StudyResult:
     complete = [t for t in trials if t.state == TrialState.COMPLETE]
     result = StudyResult(spec, len(trials), states.count(TrialState.COMPLETE), states.count(TrialState.PRUNED),
                          states.count(TrialState.FAIL), seconds, None, None, None, parent, None)
+    pruned = [t for t in trials if t.state == TrialState.PRUNED]
+    played = sum(_games_played(spec, t) for t in pruned)
+    result.games_saved = len(pruned) * spec.games - played
+    result.games_run = sum(_games_played(spec, t) for t in trials if t.state in COUNTED)
     if not complete:
         return result
     candidates = study.best_trials if len(spec.metrics) > 1 else complete  # the Pareto front for two objectives
@@ -328,6 +372,14 @@ def _finish(spec, study, tracker, parent, seconds, workers, out) -> StudyResult:
     tracker.artifact(parent, target)
     result.exported = target
     return result
+
+
+def _games_played(spec: StudySpec, trial) -> int:
+    """Games a counted trial played: all of them if complete, up to its last report if pruned."""
+    if trial.state == TrialState.COMPLETE or not trial.intermediate_values:
+        return spec.games
+    last = max(trial.intermediate_values)
+    return last + 1 if spec.pruner == "wilcoxon" else last  # a game number, or games played
 
 
 def export(spec: StudySpec, trial, holdout, target: Path) -> None:
