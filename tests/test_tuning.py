@@ -1,8 +1,10 @@
 """Studies: study files, the search, storage, resume, distributed workers, MLflow logging, export."""
 
+import json
 import os
 import subprocess
 import sys
+import textwrap
 import uuid
 
 import optuna
@@ -77,11 +79,24 @@ def test_a_two_trial_study_end_to_end_on_the_default_stores(in_tmp):
     parent_metrics = client.get_run(parent[0].info.run_id).data.metrics
     assert {"best_search_win_rate", "best_holdout_win_rate", "best_holdout_low", "best_trial"} <= set(parent_metrics)
     assert "s-best.toml" in [a.path for a in client.list_artifacts(parent[0].info.run_id)]
+    figures = {a.path for a in client.list_artifacts(parent[0].info.run_id, "figures")}
+    assert {"figures/trials.csv", "figures/optimization_history.png", "figures/optimization_history.html"} <= figures
     best = Setup.load(in_tmp / "s-best.toml")
     assert best.questing["ppn"] == 10 and best.questing["budget"] in (20, 40, 60, 80, 100)
     assert evaluate_setup(best, "hard", 10).games == 10
     text = (in_tmp / "s-best.toml").read_text()
     assert "holdout_win_rate" in text and "search_win_rate" in text and "code_version" in text
+
+
+def test_export_writes_the_best_as_toml_or_json(in_tmp, capsys):
+    path = write_study(in_tmp, name="e", games=10, trials=2)
+    code, _, err = run_cli(capsys, "tune", "export", str(path), "--out", "x.json")
+    assert code == 2 and "no held-out best yet" in err
+    run_study(load_study(path))
+    code, out, _ = run_cli(capsys, "tune", "export", str(path), "--out", "best.json")
+    assert code == 0
+    data = json.loads((in_tmp / "best.json").read_text())
+    assert data["metadata"]["study"] == "e" and Setup.load(in_tmp / "best.json") == Setup.load(in_tmp / "e-best.toml")
 
 
 @pytest.mark.parametrize("sampler", ["tpe", "hyperopt", "random"])
@@ -205,3 +220,37 @@ def test_two_objectives_give_a_pareto_front(in_tmp):
     result = run_study(load_study(path))
     assert result.pareto and all(len(point) == 3 for point in result.pareto)
     assert "Pareto front" in result.report()
+
+
+def test_an_rl_study_trains_then_evaluates_and_logs_the_learning_curve(in_tmp):
+    path = in_tmp / "rl.toml"
+    path.write_text(textwrap.dedent("""
+        name = "rl"
+        difficulty = "easy"
+        setup = "random-rl-random"
+        [space]
+        lr = { choice = [3.5e-4, 6.5e-4] }
+        neurons = { choice = [50, 100] }
+        [objective]
+        games = 20
+        [holdout]
+        top_k = 1
+        games = 50
+        [training]
+        episodes = 200
+        envs = 8
+        [search]
+        n_trials = 2
+        pruner = "median"
+    """))
+    result = run_study(load_study(path))
+    assert result.complete == 2
+    client = MlflowClient()
+    runs = client.search_runs([client.get_experiment_by_name("rl").experiment_id], "tags.state = 'complete'")
+    child = runs[0]
+    assert "training_seconds" in child.data.metrics and "training_moving_win_rate" in child.data.metrics
+    artifacts = {a.path for a in client.list_artifacts(child.info.run_id)}
+    assert {"agent.toml", "learning_curve.png", "weights"} <= artifacts
+    best = Setup.load(in_tmp / "rl-best.toml")
+    assert best.questing["weights"].endswith("questing.pt") and (in_tmp / "questing.pt").is_file()
+    assert evaluate_setup(best, "easy", 20).games == 20

@@ -116,6 +116,11 @@ def build_parser() -> argparse.ArgumentParser:
     worker.add_argument("--storage", required=True, help="the study's shared storage, e.g. postgresql://...")
     worker.add_argument("--n-trials", type=_positive, help="trial budget, overriding the file's")
     worker.set_defaults(handler=_tune_worker, command_parser=worker)
+    export = tune_commands.add_parser("export", help="write the study's best configuration (TOML or JSON)")
+    export.add_argument("study", help="the study file")
+    export.add_argument("--storage", help="the study's storage (default: the file's, else sqlite:///<name>.db)")
+    export.add_argument("--out", required=True, help="best.toml or best.json")
+    export.set_defaults(handler=_tune_export, command_parser=export)
     return parser
 
 
@@ -194,6 +199,19 @@ def _tune_worker(parser, args) -> int:
     except SpecError as error:
         parser.error(str(error))
     print(f"worker ran {ran} trials")
+    return 0
+
+
+def _tune_export(parser, args) -> int:
+    from tuning.orchestrator import export_best, storage_for
+    from tuning.study_file import load_study
+
+    try:
+        spec = load_study(args.study)
+        target = export_best(spec, storage_for(spec, args.storage, 1), Path(args.out))
+    except SpecError as error:
+        parser.error(str(error))
+    print(f"exported {target}")
     return 0
 
 

@@ -6,8 +6,9 @@ setup then plays games 0..games-1 of the study's seed. As chunks of games
 finish, the trial reports to its pruner: with the Wilcoxon pruner one value
 per game (1 won, 0 lost; step = game number), so that trials are compared
 game by game on the same deals; with the others the running win rate
-(step = games played). Two objectives (win rate, seconds per game) are not
-pruned.
+(step = games played). RL trials with the median or halving pruner also
+report their moving training win rate (step = episodes), so hopeless learning
+curves stop early. Two objectives (win rate, seconds per game) are not pruned.
 """
 
 from __future__ import annotations
@@ -30,10 +31,20 @@ def run_trial(trial: optuna.Trial, spec: StudySpec, folder: Path) -> tuple[Setup
     its evaluation and training figures. Raises ``optuna.TrialPruned`` when the pruner stops it."""
     setup = spec.trial_setup({domain.name: domain.suggest(trial) for domain in spec.space})
     training: dict = {}
+    offset = 0  # evaluation steps follow the training's (episodes) for the same pruner
     if setup.has_python_agents:
+        offset = spec.episodes
         from agents.rl.train import train
 
-        result = train(setup, spec.difficulty, spec.episodes, seed=spec.seed, envs=spec.envs, out=folder)
+        def report_training(episodes: int, moving_win_rate: float) -> None:
+            if len(spec.metrics) == 1 and spec.pruner in ("median", "halving"):
+                trial.report(moving_win_rate, episodes)
+                if trial.should_prune():
+                    raise optuna.TrialPruned()
+
+        window = max(1, min(1000, spec.episodes // 10))
+        result = train(setup, spec.difficulty, spec.episodes, seed=spec.seed, envs=spec.envs, out=folder,
+                       window=window, on_window=report_training)
         setup = result.setup
         training = {"training_seconds": result.seconds, "best_training_win_rate": result.best_average}
     played = []
@@ -47,7 +58,7 @@ def run_trial(trial: optuna.Trial, spec: StudySpec, folder: Path) -> tuple[Setup
                 trial.report(float(won), int(game))
         else:
             wins = np.concatenate(played)
-            trial.report(float(wins.mean()), int(wins.size))
+            trial.report(float(wins.mean()), offset + int(wins.size))
         if trial.should_prune():
             raise optuna.TrialPruned()
 

@@ -35,6 +35,7 @@ from agents.specs import SpecError
 from lotr_sim.rng import derive_seed
 from tuning.objective import objective_values, run_trial
 from tuning.study_file import StudySpec
+from tuning.study_plots import write_study_figures
 from tuning.tracking import Tracker, code_version
 
 COUNTED = (TrialState.COMPLETE, TrialState.PRUNED)
@@ -189,7 +190,27 @@ def _log_trial(tracker, run, trial, study, setup, evaluation, training, state, f
         tracker.artifact(run, folder / "agent.toml")
         for weights in folder.glob("*.pt"):
             tracker.artifact(run, weights, "weights")
+        if (folder / "curve.csv").is_file():
+            _log_learning_curve(tracker, run, folder)
     tracker.end(run, "FINISHED" if state == "complete" else "KILLED")
+
+
+def _log_learning_curve(tracker: Tracker, run: str, folder: Path) -> None:
+    """An RL trial's moving training win rate by episode: a metric series (every 10th episode) and a plot."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    rows = [line.split(",") for line in (folder / "curve.csv").read_text().splitlines()[1:]]
+    points = [(int(e), float(a)) for e, _, a in rows if a]
+    tracker.log(run, series={"training_moving_win_rate": points[::10]})
+    figure, axes = plt.subplots(figsize=(6, 3.5))
+    axes.plot([e for e, _ in points], [a for _, a in points])
+    axes.set(xlabel="episode", ylabel="moving win rate", title="learning curve")
+    figure.savefig(folder / "learning_curve.png", dpi=110, bbox_inches="tight")
+    plt.close(figure)
+    tracker.artifact(run, folder / "learning_curve.png")
 
 
 def work(context: TrialContext, storage, n_trials: int, deadline: float | None, worker: int = 0) -> None:
@@ -351,7 +372,7 @@ def _finish(spec, study, tracker, parent, seconds, workers, out) -> StudyResult:
     result.games_saved = len(pruned) * spec.games - played
     result.games_run = sum(_games_played(spec, t) for t in trials if t.state in COUNTED)
     if not complete:
-        return result
+        return result  # nothing to re-evaluate, export or plot
     candidates = study.best_trials if len(spec.metrics) > 1 else complete  # the Pareto front for two objectives
     top = sorted(candidates, key=lambda t: t.values[0], reverse=True)[: spec.holdout_top_k]
     if len(spec.metrics) > 1:
@@ -367,9 +388,14 @@ def _finish(spec, study, tracker, parent, seconds, workers, out) -> StudyResult:
     tracker.log(parent, params={f"best.{name}": v for name, v in best.params.items()},
                 metrics={"best_trial": best.number, "best_search_win_rate": best.values[0],
                          "best_holdout_win_rate": holdout.win_rate, "best_holdout_low": low, "best_holdout_high": high})
+    held_out = {"win_rate": holdout.win_rate, "wilson_95": list(holdout.wilson_95), "games": holdout.games,
+                "seed": spec.holdout_seed}
+    study.set_user_attr("best", {"trial": best.number, "holdout": held_out})
     target = Path(out or f"{spec.name}-best.toml")
-    export(spec, best, holdout, target)
+    export(spec, best, held_out, target)
     tracker.artifact(parent, target)
+    for path in write_study_figures(study, spec, Path(f"{spec.name}-trials") / "figures"):
+        tracker.artifact(parent, path, "figures")
     result.exported = target
     return result
 
@@ -382,8 +408,19 @@ def _games_played(spec: StudySpec, trial) -> int:
     return last + 1 if spec.pruner == "wilcoxon" else last  # a game number, or games played
 
 
-def export(spec: StudySpec, trial, holdout, target: Path) -> None:
-    """Write the trial's agent configuration with provenance; RL weights are copied next to it."""
+def export_best(spec: StudySpec, storage: str, target: Path) -> Path:
+    """``lotr tune export``: the study's best (chosen on held-out deals by its last run) to ``target``."""
+    study = open_study(spec, storage)
+    best = study.user_attrs.get("best")
+    if best is None:
+        raise SpecError(f"study {spec.name}: no held-out best yet; run lotr tune run {spec.source} first")
+    export(spec, study.get_trials(deepcopy=False)[best["trial"]], best["holdout"], target)
+    return target
+
+
+def export(spec: StudySpec, trial, holdout: dict, target: Path) -> None:
+    """Write the trial's agent configuration with provenance (``holdout``: win_rate, wilson_95, games,
+    seed); RL weights are copied next to it."""
     setup = Setup.from_mapping(trial.user_attrs["config"], source=f"trial {trial.number}")
     target.parent.mkdir(parents=True, exist_ok=True)
     for weights in Path(trial.user_attrs["folder"]).glob("*.pt"):
@@ -397,8 +434,8 @@ def export(spec: StudySpec, trial, holdout, target: Path) -> None:
     metadata = {
         "study": spec.name, "trial": trial.number, "difficulty": spec.difficulty,
         "search_win_rate": trial.values[0], "search_wilson_95": trial.user_attrs["wilson_95"], "search_games": spec.games,
-        "search_seed": spec.seed, "holdout_win_rate": holdout.win_rate, "holdout_wilson_95": list(holdout.wilson_95),
-        "holdout_games": holdout.games, "holdout_seed": spec.holdout_seed, "code_version": code_version(),
+        "search_seed": spec.seed, "holdout_win_rate": holdout["win_rate"], "holdout_wilson_95": holdout["wilson_95"],
+        "holdout_games": holdout["games"], "holdout_seed": holdout["seed"], "code_version": code_version(),
         "date": datetime.datetime.now().isoformat(timespec="seconds"),
     }
     Setup(*specs).dump(target, metadata=metadata)

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import copy
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -115,8 +116,12 @@ def train(
     out: str | Path | None = None,
     window: int = 1000,
     progress: bool = False,
+    on_window: Callable[[int, float], None] | None = None,
 ) -> TrainingResult:
-    """Train the ``rl`` stages of ``setup``; see the module docstring."""
+    """Train the ``rl`` stages of ``setup``; see the module docstring.
+
+    ``on_window(episodes, moving win rate)`` is called every ``window`` finished episodes; an
+    exception it raises (a tuning pruner's) stops the training and propagates."""
     setup = Setup.parse(setup) if isinstance(setup, str) else setup
     stages = rl_stages(setup)
     level = parse_difficulty(difficulty)
@@ -168,6 +173,8 @@ def train(
                 wins[episode_of[slot]] = won
                 finished_order.append(won)
                 best = _track_best(finished_order, window, learners, best)
+                if on_window is not None and len(finished_order) % window == 0:
+                    on_window(len(finished_order), float(np.mean(finished_order[-window:])))
                 if bar is not None:
                     bar.update(1)
                     if len(finished_order) % 100 == 0:
