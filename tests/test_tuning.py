@@ -86,6 +86,15 @@ def test_a_two_trial_study_end_to_end_on_the_default_stores(in_tmp):
     assert evaluate_setup(best, "hard", 10).games == 10
     text = (in_tmp / "s-best.toml").read_text()
     assert "holdout_win_rate" in text and "search_win_rate" in text and "code_version" in text
+    import mlflow.pyfunc
+    import pandas as pd
+
+    from lotr_sim import GameState
+
+    model = mlflow.pyfunc.load_model("models:/s@best")
+    games = [GameState("hard", seed=s) for s in range(3)]
+    actions = model.predict(pd.DataFrame({"state": [g.to_json() for g in games]}))
+    assert [a["stage"] for a in actions] == [g.stage.label for g in games]
 
 
 def test_export_writes_the_best_as_toml_or_json(in_tmp, capsys):
@@ -254,3 +263,25 @@ def test_an_rl_study_trains_then_evaluates_and_logs_the_learning_curve(in_tmp):
     best = Setup.load(in_tmp / "rl-best.toml")
     assert best.questing["weights"].endswith("questing.pt") and (in_tmp / "questing.pt").is_file()
     assert evaluate_setup(best, "easy", 20).games == 20
+
+
+def test_mlflow_tracking_on_postgresql(in_tmp):
+    try:
+        import psycopg
+
+        admin = psycopg.connect(POSTGRES, autocommit=True)
+    except Exception as error:  # pragma: no cover - CI has PostgreSQL
+        pytest.skip(f"no PostgreSQL at {POSTGRES}: {error}")
+    database = f"mlflow_{uuid.uuid4().hex[:8]}"
+    admin.execute(f"CREATE DATABASE {database}")
+    try:
+        uri = f"postgresql+psycopg://postgres@127.0.0.1:5432/{database}"
+        path = write_study(in_tmp, name="pg", games=10, trials=2, extra=f'[mlflow]\ntracking_uri = "{uri}"\n')
+        run_study(load_study(path))
+        client = MlflowClient(uri)
+        runs = client.search_runs([client.get_experiment_by_name("pg").experiment_id])
+        assert sorted(r.info.run_name for r in runs if "mlflow.parentRunId" in r.data.tags) == ["trial-0", "trial-1"]
+        assert not (in_tmp / "mlflow.db").exists()
+    finally:
+        admin.execute(f"DROP DATABASE {database} WITH (FORCE)")
+        admin.close()

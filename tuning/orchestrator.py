@@ -33,6 +33,7 @@ from agents.evaluation import evaluate_setup
 from agents.setup import STAGES, Setup
 from agents.specs import SpecError
 from lotr_sim.rng import derive_seed
+from tuning.agent_model import register_agent
 from tuning.objective import objective_values, run_trial
 from tuning.study_file import StudySpec
 from tuning.study_plots import write_study_figures
@@ -284,6 +285,7 @@ class StudyResult:
     pareto: list[tuple] | None = None
     games_run: int = 0
     games_saved: int = 0
+    model_uri: str | None = None
 
     def report(self) -> str:
         lines = [
@@ -304,7 +306,7 @@ class StudyResult:
             lines.append("Pareto front (trial: win rate, seconds per game):")
             lines += [f"  {n}: {100 * w:.1f}%, {1000 * t:.2f} ms" for n, w, t in self.pareto]
         if self.exported is not None:
-            lines.append(f"exported: {self.exported}")
+            lines.append(f"exported: {self.exported}; MLflow model {self.model_uri}")
         return "\n".join(lines)
 
 
@@ -396,6 +398,7 @@ def _finish(spec, study, tracker, parent, seconds, workers, out) -> StudyResult:
     tracker.artifact(parent, target)
     for path in write_study_figures(study, spec, Path(f"{spec.name}-trials") / "figures"):
         tracker.artifact(parent, path, "figures")
+    result.model_uri = register_agent(tracker.tracking_uri, parent, spec.name, target)
     result.exported = target
     return result
 
@@ -405,6 +408,8 @@ def _games_played(spec: StudySpec, trial) -> int:
     if trial.state == TrialState.COMPLETE or not trial.intermediate_values:
         return spec.games
     last = max(trial.intermediate_values)
+    if spec.setup.has_python_agents:  # steps: training episodes, then episodes + games played
+        return max(0, last - spec.episodes)
     return last + 1 if spec.pruner == "wilcoxon" else last  # a game number, or games played
 
 
