@@ -106,6 +106,14 @@ def test_export_writes_the_best_as_toml_or_json(in_tmp, capsys):
     assert code == 0
     data = json.loads((in_tmp / "best.json").read_text())
     assert data["metadata"]["study"] == "e" and Setup.load(in_tmp / "best.json") == Setup.load(in_tmp / "e-best.toml")
+    client = MlflowClient()
+    child = client.search_runs([client.get_experiment_by_name("e").experiment_id], "attributes.run_name = 'trial-1'")[0]
+    code, _, _ = run_cli(capsys, "tune", "export", "--run-id", child.info.run_id, "--out", "t1/agent.toml")
+    assert code == 0
+    trial = optuna.load_study(study_name="e", storage="sqlite:///e.db").trials[1]
+    assert Setup.load(in_tmp / "t1" / "agent.toml").questing["budget"] == trial.params["budget"]
+    code, _, err = run_cli(capsys, "tune", "export", "--run-id", "nope", "--out", "x.toml")
+    assert code == 2 and "--run-id nope" in err and len(err.strip().splitlines()) == 1
 
 
 @pytest.mark.parametrize("sampler", ["tpe", "hyperopt", "random"])

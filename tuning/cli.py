@@ -117,8 +117,10 @@ def build_parser() -> argparse.ArgumentParser:
     worker.add_argument("--n-trials", type=_positive, help="trial budget, overriding the file's")
     worker.set_defaults(handler=_tune_worker, command_parser=worker)
     export = tune_commands.add_parser("export", help="write the study's best configuration (TOML or JSON)")
-    export.add_argument("study", help="the study file")
+    export.add_argument("study", nargs="?", help="the study file (or give --run-id)")
     export.add_argument("--storage", help="the study's storage (default: the file's, else sqlite:///<name>.db)")
+    export.add_argument("--run-id", help="export the configuration logged by this MLflow run instead")
+    export.add_argument("--tracking-uri", help="the MLflow store of --run-id (default: MLflow's default)")
     export.add_argument("--out", required=True, help="best.toml or best.json")
     export.set_defaults(handler=_tune_export, command_parser=export)
     return parser
@@ -186,6 +188,9 @@ def _tune_run(parser, args) -> int:
         result = run_study(spec, n_trials=args.n_trials, workers=args.workers, storage=args.storage, out=args.out)
     except SpecError as error:
         parser.error(str(error))
+    except KeyboardInterrupt:
+        print("interrupted: finished trials are kept; run the same command again to resume", file=sys.stderr)
+        return 130
     print(result.report())
     return 0
 
@@ -206,9 +211,16 @@ def _tune_export(parser, args) -> int:
     from tuning.orchestrator import export_best, storage_for
     from tuning.study_file import load_study
 
+    if (args.study is None) == (args.run_id is None):
+        parser.error("give a study file or --run-id")
     try:
-        spec = load_study(args.study)
-        target = export_best(spec, storage_for(spec, args.storage, 1), Path(args.out))
+        if args.run_id:
+            from tuning.tracking import export_run
+
+            target = export_run(args.tracking_uri, args.run_id, Path(args.out))
+        else:
+            spec = load_study(args.study)
+            target = export_best(spec, storage_for(spec, args.storage, 1), Path(args.out))
     except SpecError as error:
         parser.error(str(error))
     print(f"exported {target}")

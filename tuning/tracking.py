@@ -64,3 +64,37 @@ class Tracker:
 
     def end(self, run_id: str, status: str = "FINISHED") -> None:
         self.client.set_terminated(run_id, status)
+
+
+def export_run(tracking_uri: str | None, run_id: str, target: Path) -> Path:
+    """The agent configuration logged by an MLflow run (a trial's ``agent.toml`` or a study's best),
+    with its weights, written to ``target`` (TOML or JSON)."""
+    import tempfile
+
+    from agents.setup import Setup
+    from agents.specs import SpecError
+
+    client = MlflowClient(tracking_uri)
+    try:
+        names = [a.path for a in client.list_artifacts(run_id)]
+    except Exception as error:  # unknown run, unreachable store
+        raise SpecError(f"--run-id {run_id}: {str(error).splitlines()[0] if str(error) else type(error).__name__}") from None
+    configs = [name for name in names if name.endswith(".toml")]
+    if not configs:
+        raise SpecError(f"--run-id {run_id}: the run logged no agent configuration")
+    with tempfile.TemporaryDirectory() as folder:
+        config = Path(client.download_artifacts(run_id, configs[0], folder))
+        if "weights" in names:
+            for weights in Path(client.download_artifacts(run_id, "weights", folder)).glob("*.pt"):
+                weights.replace(config.parent / weights.name)
+        setup = Setup.load(config)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        for weights in config.parent.glob("*.pt"):
+            weights.replace(target.parent / weights.name)
+        setup = Setup(*[
+            agent.with_params("weights", weights=str(target.parent / Path(agent["weights"]).name))
+            if agent.as_dict().get("weights") else agent
+            for agent in setup.agents
+        ])
+        setup.dump(target, metadata={"mlflow_run": run_id})
+    return target
