@@ -151,7 +151,7 @@ def _run_one(study: optuna.Study, trial: optuna.Trial, context: TrialContext, tr
         setup, evaluation, training = run_trial(trial, spec, folder)
     except optuna.TrialPruned:
         study.tell(trial, state=TrialState.PRUNED)
-        _log_trial(tracker, run, trial, study, None, None, {}, "pruned")
+        _log_trial(tracker, run, trial, study, None, {}, "pruned")
         return
     except KeyboardInterrupt:
         study.tell(trial, state=TrialState.FAIL)
@@ -169,12 +169,12 @@ def _run_one(study: optuna.Study, trial: optuna.Trial, context: TrialContext, tr
     trial.set_user_attr("seconds_per_game", evaluation.mean_seconds_per_game)
     trial.set_user_attr("folder", str(folder.resolve()))
     study.tell(trial, objective_values(spec, evaluation))
-    _log_trial(tracker, run, trial, study, setup, evaluation, training, "complete", folder)
+    _log_trial(tracker, run, trial, study, evaluation, training, "complete", folder)
 
 
-def _log_trial(tracker, run, trial, study, setup, evaluation, training, state, folder=None) -> None:
-    frozen = study.get_trials(deepcopy=False)[trial.number] if trial.number < len(study.get_trials(deepcopy=False)) else None
-    steps = sorted((frozen.intermediate_values if frozen else {}).items())
+def _log_trial(tracker, run, trial, study, evaluation, training, state, folder=None) -> None:
+    """The child run of a told trial: parameters, metrics, the running win rate, artifacts."""
+    steps = sorted(study.get_trials(deepcopy=False)[trial.number].intermediate_values.items())
     if isinstance(study.pruner, optuna.pruners.WilcoxonPruner):
         wins = np.cumsum([value for _, value in steps])
         series = [(step, wins[k] / (k + 1)) for k, (step, _) in enumerate(steps)]  # running win rate by game

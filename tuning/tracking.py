@@ -8,6 +8,7 @@ tracking store is created in the parent process before any worker starts.
 
 from __future__ import annotations
 
+import functools
 import logging
 import subprocess
 import time
@@ -17,6 +18,7 @@ from mlflow import MlflowClient
 from mlflow.entities import Metric, Param, RunTag
 
 
+@functools.lru_cache(maxsize=1)
 def code_version() -> str:
     """The git commit of the code, or "unknown"."""
     try:
