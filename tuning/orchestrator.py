@@ -328,6 +328,7 @@ def run_study(spec: StudySpec, n_trials: int | None = None, workers: int | None 
     study.set_user_attr("tracking_uri", tracker.tracking_uri)
     context = TrialContext(spec, tracker.tracking_uri, parent, n_trials, time.time(), counted(study))
     deadline = time.time() + spec.timeout if spec.timeout else None
+    evaluate_setup(spec.setup, spec.difficulty, 1, seed=spec.seed)  # compile here once, not in every worker
     start = time.perf_counter()
     try:
         if workers == 1:
