@@ -205,11 +205,9 @@ def train(
     trained = setup
     if out is not None:
         out = Path(out)
-        trained = save_checkpoint(setup, {s: l.state_dict() for s, l in learners.items()}, out / "final")
-        if best_state is not None:
-            trained = save_checkpoint(setup, best_state, out)
-        else:
-            save_checkpoint(setup, {s: l.state_dict() for s, l in learners.items()}, out)
+        final = {stage: learner.state_dict() for stage, learner in learners.items()}
+        save_checkpoint(setup, final, out / "final")
+        trained = save_checkpoint(setup, best_state or final, out)
     result = TrainingResult(trained, result_wins, window, seconds, best_average, best_episode, out, interrupted)
     if out is not None:
         result.write_curve(out / "curve.csv")
