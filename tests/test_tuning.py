@@ -273,7 +273,9 @@ def test_an_rl_study_trains_then_evaluates_and_logs_the_learning_curve(in_tmp):
     assert evaluate_setup(best, "easy", 20).games == 20
 
 
-def test_mlflow_tracking_on_postgresql(in_tmp):
+@pytest.mark.parametrize("through_server", [False, True], ids=["database", "mlflow-server"])
+def test_mlflow_tracking_on_postgresql(in_tmp, through_server):
+    """MLflow on a PostgreSQL database, directly or behind `mlflow server` (artifacts proxied)."""
     try:
         import psycopg
 
@@ -282,14 +284,45 @@ def test_mlflow_tracking_on_postgresql(in_tmp):
         pytest.skip(f"no PostgreSQL at {POSTGRES}: {error}")
     database = f"mlflow_{uuid.uuid4().hex[:8]}"
     admin.execute(f"CREATE DATABASE {database}")
+    uri = f"postgresql+psycopg://postgres@127.0.0.1:5432/{database}"
+    server = None
     try:
-        uri = f"postgresql+psycopg://postgres@127.0.0.1:5432/{database}"
+        if through_server:
+            server, uri = start_mlflow_server(uri, in_tmp)
         path = write_study(in_tmp, name="pg", games=10, trials=2, extra=f'[mlflow]\ntracking_uri = "{uri}"\n')
         run_study(load_study(path))
         client = MlflowClient(uri)
         runs = client.search_runs([client.get_experiment_by_name("pg").experiment_id])
-        assert sorted(r.info.run_name for r in runs if "mlflow.parentRunId" in r.data.tags) == ["trial-0", "trial-1"]
+        children = [r for r in runs if "mlflow.parentRunId" in r.data.tags]
+        assert sorted(r.info.run_name for r in children) == ["trial-0", "trial-1"]
+        assert "agent.toml" in [a.path for a in client.list_artifacts(children[0].info.run_id)]
         assert not (in_tmp / "mlflow.db").exists()
     finally:
+        if server is not None:
+            server.terminate()
+            server.wait(timeout=30)
         admin.execute(f"DROP DATABASE {database} WITH (FORCE)")
         admin.close()
+
+
+def start_mlflow_server(backend: str, folder):
+    """`mlflow server` on a free port with ``backend``; returns (process, tracking URI) once it answers."""
+    import socket
+    import time
+    import urllib.request
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    command = [sys.executable, "-m", "mlflow", "server", "--backend-store-uri", backend, "--host", "127.0.0.1",
+               "--port", str(port), "--workers", "1", "--artifacts-destination", str(folder / "artifacts")]
+    server = subprocess.Popen(command, cwd=folder, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    uri = f"http://127.0.0.1:{port}"
+    for _ in range(120):
+        try:
+            urllib.request.urlopen(f"{uri}/health", timeout=1)
+            return server, uri
+        except OSError:
+            time.sleep(0.5)
+    server.kill()
+    pytest.fail("mlflow server did not start within 60 s")

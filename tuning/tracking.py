@@ -44,6 +44,7 @@ class Tracker:
     def start_run(self, name: str, tags: dict[str, str], parent: str | None = None) -> str:
         if parent is not None:
             tags = {**tags, "mlflow.parentRunId": parent}
+        tags = {key: str(value) for key, value in tags.items()}  # the REST store takes strings only
         return self.client.create_run(self.experiment_id, tags=tags, run_name=name).info.run_id
 
     def log(self, run_id: str, params: dict | None = None, metrics: dict | None = None, tags: dict | None = None,
