@@ -219,10 +219,11 @@ def evaluate_setup(
         raise ValueError(f"games must be at least 1, got {games}")
     if workers < 1:
         raise ValueError(f"workers must be at least 1, got {workers}")
-    args = (setup, level, 3 if full_scenario else 1, seed)
+    quest_stages = 3 if full_scenario else 1
+    args = (setup, level, quest_stages, seed)
     chunks = _Chunks(games, max_chunk)
     results: dict[int, tuple] = {}
-    play_chunk(setup, level, args[2], WARM_UP_SEED, 0, 1)  # compile or load the compiled code, load networks: untimed
+    play_chunk(setup, level, quest_stages, WARM_UP_SEED, 0, 1)  # compile or load the code, load networks: untimed
     bar = _progress_bar(games, progress)
     interrupted = False
     start = time.perf_counter()
