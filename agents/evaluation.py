@@ -224,7 +224,7 @@ def evaluate_setup(
     chunks = _Chunks(games, max_chunk)
     results: dict[int, tuple] = {}
     play_chunk(setup, level, quest_stages, WARM_UP_SEED, 0, 1)  # compile or load the code, load networks: untimed
-    bar = _progress_bar(games, progress)
+    bar = progress_bar(games, progress)
     interrupted = False
     start = time.perf_counter()
 
@@ -304,9 +304,10 @@ def _summarise(setup, difficulty, seed, workers, interrupted, seconds, results) 
     )
 
 
-def _progress_bar(total: int, enabled: bool):
+def progress_bar(total: int, enabled: bool, unit: str = "game", smoothing: float = 0.1):
+    """A tqdm bar on stderr, or None when disabled."""
     if not enabled:
         return None
     from tqdm import tqdm
 
-    return tqdm(total=total, unit="game", smoothing=0.1, dynamic_ncols=True)
+    return tqdm(total=total, unit=unit, smoothing=smoothing, dynamic_ncols=True)

@@ -169,6 +169,15 @@ class Setup:
                 changed.append(f"{stage}: {' '.join(params)}")
         return f"{self.short_name} ({'; '.join(changed)})" if changed else self.short_name
 
+    def with_weights_in(self, folder: Path) -> Setup:
+        """The same setup with every weights file named in ``folder`` (same file name), e.g. after
+        copying the weights next to an exported configuration."""
+        return Setup(*[
+            spec.with_params(stage, weights=str((Path(folder) / Path(spec["weights"]).name).resolve()))
+            if spec.as_dict().get("weights") else spec
+            for stage, spec in zip(STAGES, self.agents)
+        ])
+
     def rows(self) -> np.ndarray:
         """The compiled agent rows, shape (5, ROW_WIDTH), in STAGES order."""
         return np.stack([spec.row() for spec in self.agents])

@@ -30,7 +30,7 @@ import optuna
 from optuna.trial import TrialState
 
 from agents.evaluation import evaluate_setup
-from agents.setup import STAGES, Setup
+from agents.setup import Setup
 from agents.specs import SpecError
 from lotr_sim.rng import derive_seed
 from tuning.agent_model import register_agent
@@ -431,12 +431,6 @@ def export(spec: StudySpec, trial, holdout: dict, target: Path) -> None:
     target.parent.mkdir(parents=True, exist_ok=True)
     for weights in Path(trial.user_attrs["folder"]).glob("*.pt"):
         shutil.copy(weights, target.parent / weights.name)
-    specs = [
-        agent.with_params(stage, weights=str((target.parent / Path(agent["weights"]).name).resolve()))
-        if agent.as_dict().get("weights")
-        else agent
-        for stage, agent in zip(STAGES, setup.agents)
-    ]
     metadata = {
         "study": spec.name, "trial": trial.number, "difficulty": spec.difficulty,
         "search_win_rate": trial.values[0], "search_wilson_95": trial.user_attrs["wilson_95"], "search_games": spec.games,
@@ -444,4 +438,4 @@ def export(spec: StudySpec, trial, holdout: dict, target: Path) -> None:
         "holdout_games": holdout["games"], "holdout_seed": holdout["seed"], "code_version": code_version(),
         "date": datetime.datetime.now().isoformat(timespec="seconds"),
     }
-    Setup(*specs).dump(target, metadata=metadata)
+    setup.with_weights_in(target.parent).dump(target, metadata=metadata)

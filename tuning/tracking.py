@@ -94,10 +94,5 @@ def export_run(tracking_uri: str | None, run_id: str, target: Path) -> Path:
         target.parent.mkdir(parents=True, exist_ok=True)
         for weights in config.parent.glob("*.pt"):
             weights.replace(target.parent / weights.name)
-        setup = Setup(*[
-            agent.with_params("weights", weights=str(target.parent / Path(agent["weights"]).name))
-            if agent.as_dict().get("weights") else agent
-            for agent in setup.agents
-        ])
-        setup.dump(target, metadata={"mlflow_run": run_id})
+        setup.with_weights_in(target.parent).dump(target, metadata={"mlflow_run": run_id})
     return target

@@ -27,22 +27,10 @@ from lotr_sim.cards import ATTACK as ATTACK_VALUE
 from lotr_sim.cards import COST, HITPOINTS, N_CARDS, WILLPOWER
 from lotr_sim.cards import DEFENSE as DEFENSE_VALUE
 from lotr_sim.layout import *  # noqa: F403  (the layout is a namespace of constants)
-from lotr_sim.policies import resolve_defense
+from lotr_sim.policies import resolve_defense, strongest
 from lotr_sim.rules import lowest, ready, staging_threat, total_resources
 
 MACRO_ACTIONS = {"planning": 7, "questing": 7, "defense": 4}
-
-
-@njit(cache=True)
-def best_of(mask, scores):
-    """The card of ``mask`` with the highest score (lowest id among equals)."""
-    best = lowest(mask)
-    while mask:
-        c = lowest(mask)
-        mask &= mask - 1
-        if scores[c] > scores[best]:
-            best = c
-    return best
 
 
 @njit(cache=True)
@@ -50,7 +38,7 @@ def buy_in_order(S, hand, scores, act):
     """Buy the cards of ``hand`` from the highest score down, each if still affordable."""
     avail = total_resources(S)
     while hand:
-        c = best_of(hand, scores)
+        c = strongest(hand, scores)
         hand &= ~(np.int64(1) << c)
         if COST[c] <= avail:
             act[c] = 1
@@ -64,7 +52,7 @@ def commit_in_order(S, scores, act):
     threat = staging_threat(S)
     committed = 0
     while candidates and committed < threat:
-        c = best_of(candidates, scores)
+        c = strongest(candidates, scores)
         candidates &= ~(np.int64(1) << c)
         act[c] = 1
         committed += WILLPOWER[c]
@@ -75,11 +63,11 @@ def defend_in_order(S, defenders, defender_scores, skip_weakest, act, scratch):
     """The best-scored ``defenders`` meet the strongest attackers; the rest go undefended."""
     attackers = S[ZONE_MASKS + ENGAGED]
     if skip_weakest and attackers:
-        weakest = best_of(attackers, -ATTACK_VALUE.astype(np.float64))
+        weakest = strongest(attackers, -ATTACK_VALUE.astype(np.float64))
         attackers &= ~(np.int64(1) << weakest)
     while attackers and defenders:
-        e = best_of(attackers, ATTACK_VALUE.astype(np.float64))
-        d = best_of(defenders, defender_scores)
+        e = strongest(attackers, ATTACK_VALUE.astype(np.float64))
+        d = strongest(defenders, defender_scores)
         act[e] = d
         attackers &= ~(np.int64(1) << e)
         defenders &= ~(np.int64(1) << d)

@@ -27,6 +27,7 @@ import numpy as np
 import torch
 
 from agents.batch import GameBatch
+from agents.evaluation import progress_bar
 from agents.rl import RL_STAGES, make_learner
 from agents.rl.common import GAMMA
 from agents.setup import STAGES, Setup
@@ -142,7 +143,7 @@ def train(
     finished_order: list[int] = []
     best = (-1.0, -1, None)
     next_episode = 0
-    bar = _progress_bar(episodes, progress)
+    bar = progress_bar(episodes, progress, unit="episode", smoothing=0.05)
     start = time.perf_counter()
 
     def deal(slot: int) -> None:
@@ -236,10 +237,3 @@ def save_checkpoint(setup: Setup, states: dict[str, dict], folder: Path) -> Setu
     trained.dump(folder / "agent.toml")
     return trained
 
-
-def _progress_bar(total: int, enabled: bool):
-    if not enabled:
-        return None
-    from tqdm import tqdm
-
-    return tqdm(total=total, unit="episode", smoothing=0.05, dynamic_ncols=True)
