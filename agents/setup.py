@@ -137,6 +137,12 @@ class Setup:
                 specs[target] = specs[target].with_params(f"{where}: {target}", **{name: value})
         return Setup(**specs)
 
+    def has_param(self, key: str) -> bool:
+        """Whether ``with_params`` can set ``key`` ("budget": some stage has it; "questing.budget": that stage)."""
+        stage, dot, name = key.rpartition(".")
+        specs = [getattr(self, stage)] if dot and stage in STAGES else self.agents
+        return any(_has_param(spec.kind, name) for spec in specs)
+
     # ---- views --------------------------------------------------------------------------------------------------
 
     @property

@@ -18,6 +18,8 @@ import mlflow.pyfunc
 
 
 class AgentModel(mlflow.pyfunc.PythonModel):
+    _skip_type_hint_validation = True  # input: a frame of JSON states, validated by GameState.from_json
+
     def load_context(self, context) -> None:
         from agents.setup import Setup
 

@@ -1,4 +1,4 @@
-"""The ``lotr`` command line: ``lotr play``, ``lotr eval`` and ``lotr train``."""
+"""The ``lotr`` command line: ``lotr play``, ``eval``, ``train``, ``tune`` and ``report``."""
 
 from __future__ import annotations
 
@@ -123,6 +123,12 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("--tracking-uri", help="the MLflow store of --run-id (default: MLflow's default)")
     export.add_argument("--out", required=True, help="best.toml or best.json")
     export.set_defaults(handler=_tune_export, command_parser=export)
+    for commands_of, name in ((commands, "report"), (tune_commands, "report")):
+        report = commands_of.add_parser(name, help="the finished studies next to the thesis's numbers (Markdown + PNG)")
+        report.add_argument("studies", nargs="*", help="study files (default: studies/*.toml)")
+        report.add_argument("--root", default=".", help="folder of the studies' default local stores (default: here)")
+        report.add_argument("--out", default="docs/results.md", help="the report; its figures go to figures/ beside it")
+        report.set_defaults(handler=_report, command_parser=report)
     return parser
 
 
@@ -224,6 +230,20 @@ def _tune_export(parser, args) -> int:
     except SpecError as error:
         parser.error(str(error))
     print(f"exported {target}")
+    return 0
+
+
+def _report(parser, args) -> int:
+    from tuning.report import write_report
+
+    studies = [Path(p) for p in args.studies] or sorted(Path("studies").glob("*.toml"))
+    if not studies:
+        parser.error("no study files: give them, or run from a folder with studies/*.toml")
+    try:
+        out = write_report(studies, Path(args.out), Path(args.root))
+    except SpecError as error:
+        parser.error(str(error))
+    print(f"wrote {out}")
     return 0
 
 

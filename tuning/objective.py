@@ -29,7 +29,8 @@ REPORTS = 20  # pruning decisions per trial, at most
 def run_trial(trial: optuna.Trial, spec: StudySpec, folder: Path) -> tuple[Setup, Evaluation, dict]:
     """Train (if needed) and evaluate the trial's setup, reporting to the pruner; returns the setup,
     its evaluation and training figures. Raises ``optuna.TrialPruned`` when the pruner stops it."""
-    setup = spec.trial_setup({domain.name: domain.suggest(trial) for domain in spec.space})
+    params = {domain.name: domain.suggest(trial) for domain in spec.space}
+    setup, difficulty = spec.trial_setup(params), spec.trial_difficulty(params)
     training: dict = {}
     offset = 0  # evaluation steps follow the training's (episodes) for the same pruner
     if setup.has_python_agents:
@@ -43,7 +44,7 @@ def run_trial(trial: optuna.Trial, spec: StudySpec, folder: Path) -> tuple[Setup
                     raise optuna.TrialPruned()
 
         window = max(1, min(1000, spec.episodes // 10))
-        result = train(setup, spec.difficulty, spec.episodes, seed=spec.seed, envs=spec.envs, out=folder,
+        result = train(setup, difficulty, spec.episodes, seed=spec.seed, envs=spec.envs, out=folder,
                        window=window, on_window=report_training)
         setup = result.setup
         training = {"training_seconds": result.seconds, "best_training_win_rate": result.best_average}
@@ -63,7 +64,7 @@ def run_trial(trial: optuna.Trial, spec: StudySpec, folder: Path) -> tuple[Setup
             raise optuna.TrialPruned()
 
     evaluation = evaluate_setup(
-        setup, spec.difficulty, spec.games, seed=spec.seed, on_chunk=report, max_chunk=max(1, spec.games // REPORTS)
+        setup, difficulty, spec.games, seed=spec.seed, on_chunk=report, max_chunk=max(1, spec.games // REPORTS)
     )
     return setup, evaluation, training
 

@@ -16,6 +16,7 @@ journal file ``<name>.journal`` (process-safe without a server) for several;
 from __future__ import annotations
 
 import datetime
+import itertools
 import multiprocessing
 import os
 import shutil
@@ -35,7 +36,7 @@ from agents.specs import SpecError
 from lotr_sim.rng import derive_seed
 from tuning.agent_model import register_agent
 from tuning.objective import objective_values, run_trial
-from tuning.study_file import StudySpec
+from tuning.study_file import CONTEXT, StudySpec
 from tuning.study_plots import write_study_figures
 from tuning.tracking import Tracker, code_version
 
@@ -85,14 +86,28 @@ def open_study(spec: StudySpec, storage: str, worker: int = 0) -> optuna.Study:
             optuna.create_study(storage=store, study_name=spec.name, load_if_exists=True, directions=spec.directions)
             existing = 0
         seed = int(derive_seed(np.uint64(spec.sampler_seed), np.uint64(existing * 1024 + worker))) % 2**32
-        sampler_class = optuna.samplers.RandomSampler if spec.sampler == "random" else optuna.samplers.TPESampler
-        study = optuna.load_study(study_name=spec.name, storage=store, sampler=sampler_class(seed=seed), pruner=pruner)
+        # a grid's points are enqueued (enqueue_grid); Optuna's GridSampler stops studies only inside optimize()
+        sampler_class = optuna.samplers.TPESampler if spec.sampler in ("tpe", "hyperopt") else optuna.samplers.RandomSampler
+        sampler = sampler_class(seed=seed)
+        study = optuna.load_study(study_name=spec.name, storage=store, sampler=sampler, pruner=pruner)
     except Exception as error:  # SQLAlchemy, journal and driver errors all mean the same to the user
         reason = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
         raise SpecError(f"storage {storage}: cannot open the study: {reason}") from None
     if [d.name.lower() for d in study.directions] != spec.directions:
         raise SpecError(f"storage {storage}: study {spec.name} optimises {study.directions}, the file {spec.directions}")
     return study
+
+
+def enqueue_grid(study: optuna.Study, spec: StudySpec) -> None:
+    """Queue every grid point that no trial has covered or is waiting for (failed points are retried)."""
+    names = [d.name for d in spec.space]
+    covered = {
+        tuple((t.params or t.system_attrs.get("fixed_params", {})).get(n) for n in names)  # waiting: not asked yet
+        for t in study.get_trials(deepcopy=False, states=(*COUNTED, TrialState.RUNNING, TrialState.WAITING))
+    }
+    for point in itertools.product(*(d.choices for d in spec.space)):
+        if point not in covered:
+            study.enqueue_trial(dict(zip(names, point)))
 
 
 def counted(study: optuna.Study, before: int | None = None) -> int:
@@ -143,7 +158,7 @@ def _run_one(study: optuna.Study, trial: optuna.Trial, context: TrialContext, tr
     folder = Path(f"{spec.name}-trials") / f"trial-{trial.number}"
     folder.mkdir(parents=True, exist_ok=True)
     tags = {
-        "setup": spec.setup.short_name, "difficulty": spec.difficulty, "games": spec.games, "seed": spec.seed,
+        "setup": spec.setup_label, "difficulty": spec.difficulty, "games": spec.games, "seed": spec.seed,
         "sampler": spec.sampler, "pruner": spec.pruner, "code_version": code_version(), "study": spec.name,
     }
     run = tracker.start_run(f"trial-{trial.number}", tags, parent=context.parent_run)
@@ -168,6 +183,10 @@ def _run_one(study: optuna.Study, trial: optuna.Trial, context: TrialContext, tr
     trial.set_user_attr("wilson_95", list(evaluation.wilson_95))
     trial.set_user_attr("seconds_per_game", evaluation.mean_seconds_per_game)
     trial.set_user_attr("folder", str(folder.resolve()))
+    trial.set_user_attr("difficulty", spec.trial_difficulty(trial.params))
+    trial.set_user_attr("games", evaluation.games)
+    for name, value in training.items():
+        trial.set_user_attr(name, value)
     study.tell(trial, objective_values(spec, evaluation))
     _log_trial(tracker, run, trial, study, evaluation, training, "complete", folder)
 
@@ -186,7 +205,8 @@ def _log_trial(tracker, run, trial, study, evaluation, training, state, folder=N
         metrics.update(win_rate=evaluation.win_rate, win_rate_low=low, win_rate_high=high,
                        seconds_per_game=evaluation.mean_seconds_per_game, games_played=evaluation.games)
         metrics.update({f"ms_per_decision.{s}": v for s, v in evaluation.ms_per_decision.items() if v is not None})
-    tracker.log(run, params=trial.params, metrics=metrics, tags={"state": state}, series={"intermediate_win_rate": series})
+    tags = {"state": state} | {key: str(trial.params[key]) for key in CONTEXT if key in trial.params}
+    tracker.log(run, params=trial.params, metrics=metrics, tags=tags, series={"intermediate_win_rate": series})
     if folder is not None:
         tracker.artifact(run, folder / "agent.toml")
         for weights in folder.glob("*.pt"):
@@ -319,6 +339,8 @@ def run_study(spec: StudySpec, n_trials: int | None = None, workers: int | None 
     study = open_study(spec, storage)
     for stale in study.get_trials(deepcopy=False, states=(TrialState.RUNNING,)):
         study.tell(stale.number, state=TrialState.FAIL)  # left running by an interrupted run: retried
+    if spec.sampler == "grid":
+        enqueue_grid(study, spec)
     tracker = Tracker(spec.tracking_uri, spec.experiment)  # creates the store before any worker starts
     parent = tracker.start_run(f"{spec.name} {datetime.datetime.now():%Y-%m-%d %H:%M:%S}",
                                {"study": spec.name, "code_version": code_version(), "sampler": spec.sampler})
@@ -328,7 +350,8 @@ def run_study(spec: StudySpec, n_trials: int | None = None, workers: int | None 
     study.set_user_attr("tracking_uri", tracker.tracking_uri)
     context = TrialContext(spec, tracker.tracking_uri, parent, n_trials, time.time(), counted(study))
     deadline = time.time() + spec.timeout if spec.timeout else None
-    evaluate_setup(spec.setup, spec.difficulty, 1, seed=spec.seed)  # compile here once, not in every worker
+    for setup in spec.setups:  # compile here once, not in every worker
+        evaluate_setup(setup, spec.difficulty, 1, seed=spec.seed)
     start = time.perf_counter()
     try:
         if workers == 1:
@@ -374,16 +397,20 @@ def _finish(spec, study, tracker, parent, seconds, workers, out) -> StudyResult:
     played = sum(_games_played(spec, t) for t in pruned)
     result.games_saved = len(pruned) * spec.games - played
     result.games_run = sum(_games_played(spec, t) for t in trials if t.state in COUNTED)
-    if not complete:
-        return result  # nothing to re-evaluate, export or plot
+    if complete:
+        for path in write_study_figures(study, spec, Path(f"{spec.name}-trials") / "figures"):
+            tracker.artifact(parent, path, "figures")
+        if len(spec.metrics) > 1:
+            result.pareto = [(t.number, *t.values) for t in sorted(study.best_trials, key=lambda t: t.values[1])]
+    if not complete or spec.holdout_top_k == 0:
+        return result  # nothing to re-evaluate or export
     candidates = study.best_trials if len(spec.metrics) > 1 else complete  # the Pareto front for two objectives
     top = sorted(candidates, key=lambda t: t.values[0], reverse=True)[: spec.holdout_top_k]
-    if len(spec.metrics) > 1:
-        result.pareto = [(t.number, *t.values) for t in sorted(study.best_trials, key=lambda t: t.values[1])]
     holdouts = []
     for t in top:
         setup = Setup.from_mapping(t.user_attrs["config"], source=f"trial {t.number}")
-        holdouts.append(evaluate_setup(setup, spec.difficulty, spec.holdout_games, seed=spec.holdout_seed, workers=workers))
+        difficulty = spec.trial_difficulty(t.params)
+        holdouts.append(evaluate_setup(setup, difficulty, spec.holdout_games, seed=spec.holdout_seed, workers=workers))
     k = max(range(len(top)), key=lambda i: holdouts[i].win_rate)
     best, holdout = top[k], holdouts[k]
     result.best_number, result.best_search, result.best_holdout = best.number, best.values[0], holdout
@@ -397,8 +424,6 @@ def _finish(spec, study, tracker, parent, seconds, workers, out) -> StudyResult:
     target = Path(out or f"{spec.name}-best.toml")
     export(spec, best, held_out, target)
     tracker.artifact(parent, target)
-    for path in write_study_figures(study, spec, Path(f"{spec.name}-trials") / "figures"):
-        tracker.artifact(parent, path, "figures")
     result.model_uri = register_agent(tracker.tracking_uri, parent, spec.name, target)
     result.exported = target
     return result
@@ -409,7 +434,7 @@ def _games_played(spec: StudySpec, trial) -> int:
     if trial.state == TrialState.COMPLETE or not trial.intermediate_values:
         return spec.games
     last = max(trial.intermediate_values)
-    if spec.setup.has_python_agents:  # steps: training episodes, then episodes + games played
+    if spec.trains:  # steps: training episodes, then episodes + games played
         return max(0, last - spec.episodes)
     return last + 1 if spec.pruner == "wilcoxon" else last  # a game number, or games played
 
@@ -432,7 +457,7 @@ def export(spec: StudySpec, trial, holdout: dict, target: Path) -> None:
     for weights in Path(trial.user_attrs["folder"]).glob("*.pt"):
         shutil.copy(weights, target.parent / weights.name)
     metadata = {
-        "study": spec.name, "trial": trial.number, "difficulty": spec.difficulty,
+        "study": spec.name, "trial": trial.number, "difficulty": spec.trial_difficulty(trial.params),
         "search_win_rate": trial.values[0], "search_wilson_95": trial.user_attrs["wilson_95"], "search_games": spec.games,
         "search_seed": spec.seed, "holdout_win_rate": holdout["win_rate"], "holdout_wilson_95": holdout["wilson_95"],
         "holdout_games": holdout["games"], "holdout_seed": holdout["seed"], "code_version": code_version(),

@@ -29,7 +29,7 @@
     envs = 1
 
     [search]
-    sampler = "tpe"                    # tpe (Optuna) | hyperopt (Hyperopt TPE) | random
+    sampler = "tpe"                    # tpe (Optuna) | hyperopt (Hyperopt TPE) | random | grid (every combination)
     seed = 0
     pruner = "wilcoxon"                # wilcoxon (per game, common deals) | median | halving | none
     n_trials = 30
@@ -41,12 +41,30 @@
     tracking_uri = "sqlite:///mlflow.db"   # default: MLflow's own default
     experiment = "mcts-hpo"                # default: the study's name
 
+Experiments that compare setups or difficulties (the thesis's tables) search
+them like any other choice and usually run every combination::
+
+    [space]
+    setup = { choice = ["random-random-random", "random-mcts-mcts"] }   # instead of the top-level setup
+    difficulty = { choice = ["easy", "medium", "hard"] }                # instead of the top-level difficulty
+    reduction = { choice = [true, false] }
+
+    [search]
+    sampler = "grid"                   # every combination once; n_trials defaults to their number
+    pruner = "none"
+
+With a searched setup, fixed and searched parameters apply to the setups that
+have them (``budget`` is ignored by ``random-random-random``); each must fit
+at least one. ``holdout.top_k = 0`` skips the re-evaluation and the export
+(a comparison, not a search for one best agent).
+
 Every key is validated before anything runs; a problem is one line naming the
 key, the value and what is allowed (``SpecError``).
 """
 
 from __future__ import annotations
 
+import math
 import re
 import tomllib
 from dataclasses import dataclass
@@ -58,7 +76,7 @@ from agents.specs import SpecError
 from lotr_sim.layout import DIFFICULTIES
 from tuning.space import Domain
 
-SAMPLERS = ("tpe", "hyperopt", "random")
+SAMPLERS = ("tpe", "hyperopt", "random", "grid")
 PRUNERS = ("wilcoxon", "median", "halving", "none")
 METRICS = {"win_rate": "maximize", "seconds_per_game": "minimize"}
 SECTIONS = {
@@ -77,7 +95,8 @@ SECTIONS = {
     "mlflow": {"tracking_uri": None, "experiment": None},
 }
 TOP_KEYS = ("name", "difficulty", "setup", "fixed", "space", *SECTIONS)
-POSITIVE = {"games", "top_k", "episodes", "envs", "n_trials", "workers"}
+POSITIVE = {"games", "episodes", "envs", "n_trials", "workers"}
+CONTEXT = ("setup", "difficulty")  # searched choices that pick a trial's setup or difficulty, not a parameter
 
 
 @dataclass(frozen=True)
@@ -85,8 +104,8 @@ class StudySpec:
     """A validated study file."""
 
     name: str
-    difficulty: str
-    setup: Setup
+    difficulty: str  # the first searched difficulty when difficulty is searched
+    setup: Setup  # the first searched setup (with the fixed values it has) when setup is searched
     space: tuple[Domain, ...]
     metrics: tuple[str, ...]
     games: int
@@ -106,6 +125,26 @@ class StudySpec:
     tracking_uri: str | None
     experiment: str
     source: str = "study"
+    fixed: tuple[tuple[str, Any], ...] = ()
+
+    @property
+    def setups(self) -> tuple[Setup, ...]:
+        """Every setup a trial can play (one unless the setup is searched)."""
+        domain = self.domain("setup")
+        return (self.setup,) if domain is None else tuple(self.trial_setup({"setup": s}) for s in domain.choices)
+
+    @property
+    def trains(self) -> bool:
+        """Whether trials may train rl stages first."""
+        return any(setup.has_python_agents for setup in self.setups)
+
+    @property
+    def setup_label(self) -> str:
+        domain = self.domain("setup")
+        return self.setup.short_name if domain is None else " | ".join(domain.choices)
+
+    def domain(self, name: str) -> Domain | None:
+        return next((d for d in self.space if d.name == name), None)
 
     @property
     def directions(self) -> list[str]:
@@ -113,23 +152,34 @@ class StudySpec:
 
     def trial_setup(self, params: dict[str, Any]) -> Setup:
         """The setup of a trial with these searched values."""
-        return self.setup.with_params(params, where=f"{self.source}: space")
+        params = {k: v for k, v in params.items() if k != "difficulty"}
+        if "setup" not in params:
+            return self.setup.with_params(params, where=f"{self.source}: space")
+        base = Setup.parse(params.pop("setup"))
+        values = {k: v for k, v in {**dict(self.fixed), **params}.items() if base.has_param(k)}
+        return base.with_params(values, where=f"{self.source}: setup {base.short_name}")
+
+    def trial_difficulty(self, params: dict[str, Any]) -> str:
+        """The difficulty a trial with these searched values plays."""
+        return params.get("difficulty", self.difficulty)
 
     def resolved(self) -> str:
         """The study as it will run (``lotr tune run --dry-run``)."""
         lines = [
-            f"study {self.name}: {self.difficulty}, base setup {self.setup}",
+            f"study {self.name}: {self.difficulty if self.domain('difficulty') is None else 'difficulty searched'}, "
+            f"setup {self.setup if self.domain('setup') is None else 'searched'}",
             "space:",
             *(f"  {domain}" for domain in self.space),
             f"objective: {', '.join(f'{m} ({METRICS[m]})' for m in self.metrics)} over games 0..{self.games - 1}"
             f" of seed {self.seed}",
-            f"holdout: top {self.holdout_top_k} trials on {self.holdout_games} games of seed {self.holdout_seed}",
+            f"holdout: top {self.holdout_top_k} trials on {self.holdout_games} games of seed {self.holdout_seed}"
+            if self.holdout_top_k else "holdout: none (holdout.top_k = 0): no re-evaluation, no export",
             f"search: {self.sampler} sampler (seed {self.sampler_seed}), {self.pruner} pruner, {self.n_trials} trials"
             + (f", timeout {self.timeout:g} s" if self.timeout else "")
             + f", {self.workers} worker{'s' if self.workers > 1 else ''}",
             f"storage: {self.storage or 'default'}; MLflow: {self.tracking_uri or 'default'}, experiment {self.experiment}",
         ]
-        if self.setup.has_python_agents:
+        if self.trains:
             lines.insert(4, f"training: {self.episodes} episodes per trial, {self.envs} games per step")
         return "\n".join(lines)
 
@@ -158,6 +208,8 @@ def _section(data: dict, key: str, source: str) -> dict:
     for name, default in defaults.items():
         given = merged[name]
         where = f"{source}: {key}.{name} = {given!r} is invalid"
+        if name == "top_k" and (not isinstance(given, int) or isinstance(given, bool) or given < 0):
+            raise SpecError(f"{where}; expected 0 (no re-evaluation) or a positive integer")
         if name in POSITIVE and (not isinstance(given, int) or isinstance(given, bool) or given < 1):
             raise SpecError(f"{where}; expected a positive integer")
         if name == "seed" and (not isinstance(given, int) or isinstance(given, bool) or not 0 <= given < 2**63):
@@ -174,32 +226,55 @@ def parse_study(data: dict, source: str = "study") -> StudySpec:
     for key in data:
         if key not in TOP_KEYS:
             raise SpecError(f"{source}: unknown key {key!r}; valid: {', '.join(TOP_KEYS)}")
-    for key in ("name", "difficulty", "setup", "space"):
+    for key in ("name", "space"):
         if key not in data:
             raise SpecError(f"{source}: missing key {key!r}")
     name = data["name"]
     if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]*", name):
         raise SpecError(f"{source}: name = {name!r} is invalid; expected letters, digits, '_', '.', '-'")
-    if data["difficulty"] not in DIFFICULTIES:
-        raise SpecError(f"{source}: difficulty = {data['difficulty']!r} is invalid; expected one of {', '.join(DIFFICULTIES)}")
-    if not isinstance(data["setup"], str):
-        raise SpecError(f"{source}: setup = {data['setup']!r} is invalid; expected a short form such as 'random-mcts-mcts'")
-    try:
-        setup = Setup.parse(data["setup"])
-    except SpecError as error:
-        raise SpecError(f"{source}: {error}") from None
-    fixed = data.get("fixed", {})
-    if not isinstance(fixed, dict):
-        raise SpecError(f"{source}: fixed = {fixed!r} is invalid; expected a table of parameter values")
-    setup = setup.with_params(_flatten(fixed), where=f"{source}: fixed")
     space_table = data["space"]
     if not isinstance(space_table, dict) or not space_table:
         raise SpecError(f"{source}: space is empty; declare at least one searched parameter")
     space = tuple(Domain.parse(name, value, f"{source}: space.{name}") for name, value in _flatten(space_table, domains=True).items())
-    for domain in space:  # every value of every domain must fit the setup
+    searched = {d.name: d for d in space if d.name in CONTEXT}
+    for key in CONTEXT:
+        if (key in data) == (key in searched):
+            raise SpecError(f"{source}: {key} is {'given twice' if key in data else 'missing'}; give it at the top "
+                            f"level or as a choice in space.{key}, not both")
+        if key in searched and searched[key].kind != "choice":
+            raise SpecError(f"{source}: space.{key} is invalid; expected {{ choice = [...] }}")
+    difficulties = searched["difficulty"].choices if "difficulty" in searched else (data["difficulty"],)
+    for difficulty in difficulties:
+        if difficulty not in DIFFICULTIES:
+            valid = ", ".join(DIFFICULTIES)
+            raise SpecError(f"{source}: difficulty = {difficulty!r} is invalid; expected one of {valid}")
+    names = searched["setup"].choices if "setup" in searched else (data["setup"],)
+    setups = []
+    for setup_name in names:
+        if not isinstance(setup_name, str):
+            expected = "a short form such as 'random-mcts-mcts'"
+            raise SpecError(f"{source}: setup = {setup_name!r} is invalid; expected {expected}")
+        try:
+            setups.append(Setup.parse(setup_name))
+        except SpecError as error:
+            raise SpecError(f"{source}: {error}") from None
+    fixed = data.get("fixed", {})
+    if not isinstance(fixed, dict):
+        raise SpecError(f"{source}: fixed = {fixed!r} is invalid; expected a table of parameter values")
+    fixed = _flatten(fixed)
+    if "setup" in searched:  # each value must fit some setup; each setup takes the values it has
+        _check_fits(fixed, setups, f"{source}: fixed")
+        setups = [s.with_params({k: v for k, v in fixed.items() if s.has_param(k)}, f"{source}: fixed") for s in setups]
+    else:
+        setups = [setups[0].with_params(fixed, where=f"{source}: fixed")]
+    parameters = [d for d in space if d.name not in CONTEXT]
+    _check_fits({d.name: None for d in parameters}, setups, f"{source}: space")
+    for domain in parameters:  # every value of every domain must fit the setups that have it
         for value in domain.choices or (domain.low, domain.high):
             value = int(value) if domain.kind == "int" else value
-            setup.with_params({domain.name: value}, where=f"{source}: space")
+            for setup in setups:
+                if setup.has_param(domain.name):
+                    setup.with_params({domain.name: value}, where=f"{source}: space")
     objective = _section(data, "objective", source)
     metrics = objective["metrics"]
     if not isinstance(metrics, list) or not metrics or any(m not in METRICS for m in metrics) or len(set(metrics)) != len(metrics):
@@ -211,10 +286,20 @@ def parse_study(data: dict, source: str = "study") -> StudySpec:
         raise SpecError(f"{source}: search.pruner = {search['pruner']!r} is invalid; expected one of {', '.join(PRUNERS)}")
     if len(metrics) > 1 and search["sampler"] == "hyperopt":
         raise SpecError(f"{source}: search.sampler = 'hyperopt' takes one objective; use tpe for {metrics}")
+    n_trials = search["n_trials"]
+    if search["sampler"] == "grid":
+        if any(d.kind != "choice" for d in space):
+            wrong = next(d.name for d in space if d.kind != "choice")
+            where = f"{source}: space.{wrong} is invalid for search.sampler = 'grid'"
+            raise SpecError(f"{where}; expected {{ choice = [...] }}")
+        size = math.prod(len(d.choices) for d in space)
+        n_trials = data.get("search", {}).get("n_trials", size)
+        if n_trials > size:
+            raise SpecError(f"{source}: search.n_trials = {n_trials} is invalid; the grid has {size} combinations")
     return StudySpec(
         name=name,
-        difficulty=data["difficulty"],
-        setup=setup,
+        difficulty=difficulties[0],
+        setup=setups[0],
         space=space,
         metrics=tuple(metrics),
         games=objective["games"],
@@ -227,14 +312,23 @@ def parse_study(data: dict, source: str = "study") -> StudySpec:
         sampler=search["sampler"],
         sampler_seed=search["seed"],
         pruner=search["pruner"] if len(metrics) == 1 else "none",
-        n_trials=search["n_trials"],
+        n_trials=n_trials,
         timeout=search["timeout"],
         workers=search["workers"],
         storage=search["storage"],
         tracking_uri=tracking["tracking_uri"],
         experiment=tracking["experiment"] or name,
         source=source,
+        fixed=tuple(fixed.items()),
     )
+
+
+def _check_fits(values: dict[str, Any], setups: list[Setup], where: str) -> None:
+    """Each key must be a parameter of at least one of the setups."""
+    for key in values:
+        if not any(setup.has_param(key) for setup in setups):
+            valid = sorted({p.name for setup in setups for spec in setup.agents for p in spec.kind.params}) or ["none"]
+            raise SpecError(f"{where}: no setup has parameter {key!r}; valid: {', '.join(valid)}")
 
 
 def _flatten(table: dict, domains: bool = False) -> dict[str, Any]:

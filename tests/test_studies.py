@@ -1,0 +1,173 @@
+"""The thesis's experiments as study files: grids over setups and difficulties, and the results report."""
+
+import textwrap
+from pathlib import Path
+
+import optuna
+import pytest
+from conftest import run_cli
+from optuna.trial import TrialState
+
+from agents.specs import SpecError
+from tuning.orchestrator import run_study
+from tuning.published import PUBLISHED, Published
+from tuning.report import SECTIONS, Measured, read_study, verdict
+from tuning.study_file import load_study, parse_study
+
+STUDIES = sorted((Path(__file__).parent.parent / "studies").glob("*.toml"))
+
+GRID_STUDY = """
+name = "grid"
+[fixed]
+budget = 8
+ppn = 2
+[space]
+setup = { choice = ["random-random-random", "random-mcts-random"] }
+difficulty = { choice = ["easy", "hard"] }
+[objective]
+games = 30
+[holdout]
+top_k = 0
+[search]
+sampler = "grid"
+pruner = "none"
+"""
+
+
+@pytest.fixture
+def in_tmp(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def grid_table(**changes) -> dict:
+    import tomllib
+
+    data = tomllib.loads(GRID_STUDY)
+    for key, value in changes.items():
+        section, _, name = key.rpartition(".")
+        (data.setdefault(section, {}) if section else data)[name] = value
+    return data
+
+
+@pytest.mark.parametrize("path", STUDIES, ids=[p.stem for p in STUDIES])
+def test_every_study_file_validates(path):
+    spec = load_study(path)
+    assert spec.name == path.stem and spec.resolved()
+
+
+def test_the_thesis_experiments_each_have_a_study_file():
+    names = {p.stem for p in STUDIES}
+    experiments = {p.experiment for p in PUBLISHED}
+    assert experiments <= names
+    for section in SECTIONS:
+        assert set(section.studies) <= names, section.experiment
+
+
+def test_a_grid_over_setups_and_difficulties_runs_every_combination_once_and_resumes(in_tmp):
+    path = in_tmp / "grid.toml"
+    path.write_text(GRID_STUDY)
+    spec = load_study(path)
+    assert spec.n_trials == 4  # the grid's size
+    first = run_study(spec, n_trials=3)
+    assert (first.complete, first.failed, first.exported) == (3, 0, None)  # top_k = 0: no export
+    killed = optuna.load_study(study_name="grid", storage="sqlite:///grid.db").ask()  # a worker killed mid-trial
+    lost = {domain.name: domain.suggest(killed) for domain in spec.space}  # the last grid point, lost with it
+    result = run_study(spec)
+    assert (result.complete, result.failed) == (4, 1)  # the lost point was queued again and run
+    study = optuna.load_study(study_name="grid", storage="sqlite:///grid.db")
+    done = [t for t in study.trials if t.state == TrialState.COMPLETE]
+    points = sorted((t.params["setup"], t.params["difficulty"]) for t in done)
+    assert points == [(s, d) for s in ("random-mcts-random", "random-random-random") for d in ("easy", "hard")]
+    assert study.trials[killed.number].state == TrialState.FAIL and done[-1].params == lost
+    for trial in done:
+        config = trial.user_attrs["config"]
+        assert trial.user_attrs["difficulty"] == trial.params["difficulty"]
+        if trial.params["setup"] == "random-mcts-random":  # fixed values reach the setups that have them
+            assert config["questing"]["agent"] == "mcts" and config["questing"]["budget"] == 8
+        else:
+            assert all(config[stage]["agent"] == "random" for stage in ("planning", "questing", "defense"))
+    by_point = {(t.params["setup"], t.params["difficulty"]): t.values[0] for t in done}
+    assert by_point["random-random-random", "easy"] > by_point["random-random-random", "hard"]  # difficulty changed
+    assert run_study(spec).complete == 4  # nothing left to run
+    assert len(optuna.load_study(study_name="grid", storage="sqlite:///grid.db").trials) == 5
+
+
+@pytest.mark.parametrize(
+    "changes, message",
+    [
+        ({"setup": "random-mcts-mcts"}, "setup is given twice"),
+        ({"space": {"budget": {"choice": [8]}}, "difficulty": "hard"}, "setup is missing"),
+        ({"space": {"setup": {"choice": ["random-mcts-mcts"]}}}, "difficulty is missing"),
+        ({"space": {"setup": {"choice": ["random-nope-mcts"]}, "difficulty": {"choice": ["hard"]}}},
+         "unknown agent 'nope'"),
+        ({"space": {"setup": "random-mcts-mcts", "difficulty": {"choice": ["hard"]}}}, "space.setup"),
+        ({"space": {"setup": {"choice": ["random-mcts-mcts"]}, "difficulty": {"choice": ["nightmare"]}}},
+         "difficulty = 'nightmare' is invalid"),
+        ({"fixed": {"neurons": 10}}, "fixed: no setup has parameter 'neurons'"),
+        ({"fixed": {"budget": 0}}, "budget = 0 is invalid"),
+        ({"space": {"setup": {"choice": ["random-mcts-mcts"]}, "difficulty": {"choice": ["hard"]},
+                    "c": {"float": [0.5, 1.0]}}}, "space.c is invalid for search.sampler = 'grid'"),
+        ({"search.n_trials": 5}, "search.n_trials = 5 is invalid; the grid has 4 combinations"),
+        ({"holdout.top_k": -1}, "holdout.top_k = -1 is invalid"),
+    ],
+)
+def test_bad_grid_studies_are_one_line_errors(changes, message):
+    with pytest.raises(SpecError, match=message.replace("(", r"\(").replace(".", r"\.")) as error:
+        parse_study(grid_table(**changes), "grid.toml")
+    assert "\n" not in str(error.value)
+
+
+def test_verdict_compares_the_intervals():
+    def measured(low, high):
+        return Measured("s", 0, "random-random-random", False, "hard", {}, None, (low + high) / 2, low, high, 1000, 0.0)
+
+    published = Published("Table 3.2", "random-baseline", "random-random-random", "hard", 4.53, 0.13, 100_000)
+    assert verdict(measured(0.044, 0.047), published) == "*agrees*"  # [4.4, 4.7] meets [4.40, 4.66]
+    assert verdict(measured(0.040, 0.043), published) == "*differs*"
+    assert verdict(None, published) == "*not run*"
+
+
+def test_published_rows_have_one_row_per_table_cell():
+    for section in SECTIONS:
+        rows = [p for p in PUBLISHED if p.experiment == section.experiment and section.published_filter(p)]
+        keys = [section.theirs(p) for p in rows]
+        assert rows and len(keys) == len(set(keys)), section.experiment
+    assert len([p for p in PUBLISHED if p.source == "Table 6.2"]) == 21
+
+
+def test_the_report_puts_our_figures_next_to_the_thesis(in_tmp, capsys):
+    study = in_tmp / "random-baseline.toml"
+    study.write_text(textwrap.dedent("""
+        name = "random-baseline"
+        setup = "random"
+        [space]
+        difficulty = { choice = ["easy", "medium", "hard"] }
+        [objective]
+        games = 400
+        [holdout]
+        top_k = 0
+        [search]
+        sampler = "grid"
+        pruner = "none"
+    """))
+    never_run = in_tmp / "mcts-setups.toml"
+    never_run.write_text(GRID_STUDY.replace('name = "grid"', 'name = "mcts-setups"'))
+    assert read_study(never_run).trials is None
+    run_study(load_study(study))
+    code, _, err = run_cli(capsys, "report", str(study), str(never_run), "--out", "docs/results.md")
+    assert code == 0, err
+    text = (in_tmp / "docs" / "results.md").read_text()
+    assert "| `random-baseline` | 3 | 400 |" in text and "| `mcts-setups` | not run |" in text
+    table = text[text.index("## Random agent"):].split("\n\n")[2].splitlines()
+    assert [row.split(" | ")[0] for row in table[2:]] == ["| easy", "| medium", "| hard"]
+    for row in table[2:]:
+        assert "(400)" in row and "(Table 3.2)" in row and ("*agrees*" in row or "*differs*" in row)
+    assert "| hard | 4.25 |" not in text and "4.53 ± 0.13 (Table 3.2)" in text
+    assert "MCTS setups at budget 40 (Table 6.2)" in text and text.count("*not run*") == 21  # every cell of Table 6.2
+    assert not read_study(never_run).trials  # the report created no study
+
+
+def test_report_without_study_files_is_a_one_line_error(in_tmp, capsys):
+    code, _, err = run_cli(capsys, "report")
+    assert code == 2 and "no study files" in err and len(err.strip().splitlines()) == 1
