@@ -175,11 +175,11 @@ class Setup:
                 changed.append(f"{stage}: {' '.join(params)}")
         return f"{self.short_name} ({'; '.join(changed)})" if changed else self.short_name
 
-    def with_weights_in(self, folder: Path) -> Setup:
-        """The same setup with every weights file named in ``folder`` (same file name), e.g. after
-        copying the weights next to an exported configuration."""
+    def with_weights_in(self, folder: Path, prefix: str = "") -> Setup:
+        """The same setup with every weights file in ``folder``, named ``prefix`` + its file name, e.g.
+        after copying the weights next to an exported configuration."""
         return Setup(*[
-            spec.with_params(stage, weights=str((Path(folder) / Path(spec["weights"]).name).resolve()))
+            spec.with_params(stage, weights=str((Path(folder) / f"{prefix}{Path(spec['weights']).name}").resolve()))
             if spec.as_dict().get("weights") else spec
             for stage, spec in zip(STAGES, self.agents)
         ])

@@ -1,5 +1,6 @@
 """The thesis's experiments as study files: grids over setups and difficulties, and the results report."""
 
+import os
 import textwrap
 from pathlib import Path
 
@@ -171,3 +172,43 @@ def test_the_report_puts_our_figures_next_to_the_thesis(in_tmp, capsys):
 def test_report_without_study_files_is_a_one_line_error(in_tmp, capsys):
     code, _, err = run_cli(capsys, "report")
     assert code == 2 and "no study files" in err and len(err.strip().splitlines()) == 1
+
+
+def test_a_study_on_another_mlflow_store_leaves_the_default_to_the_next(in_tmp, monkeypatch):
+    monkeypatch.delenv("MLFLOW_TRACKING_URI", raising=False)
+    first = in_tmp / "first.toml"
+    first.write_text(GRID_STUDY.replace('name = "grid"', 'name = "first"').replace("top_k = 0", "top_k = 1\ngames = 10")
+                     + '[mlflow]\ntracking_uri = "sqlite:///elsewhere.db"\n')
+    assert run_study(load_study(first)).model_uri == "models:/first@best"  # registered on elsewhere.db
+    assert "MLFLOW_TRACKING_URI" not in os.environ
+    second = in_tmp / "grid.toml"
+    second.write_text(GRID_STUDY)
+    run_study(load_study(second), n_trials=1)
+    assert (in_tmp / "mlflow.db").is_file()  # MLflow's default in the working directory, not elsewhere.db
+
+
+def test_resuming_with_other_choices_is_refused_before_anything_runs(in_tmp):
+    path = in_tmp / "grid.toml"
+    path.write_text(GRID_STUDY)
+    run_study(load_study(path), n_trials=1)
+    before = optuna.load_study(study_name="grid", storage="sqlite:///grid.db").trials
+    path.write_text(GRID_STUDY.replace('"random-random-random", "random-mcts-random"', '"random-mcts-random"'))
+    with pytest.raises(SpecError, match="space.setup differs from what study grid began with") as error:
+        run_study(load_study(path))
+    assert "\n" not in str(error.value)
+    after = optuna.load_study(study_name="grid", storage="sqlite:///grid.db").trials
+    assert [(t.state, t.params) for t in after] == [(t.state, t.params) for t in before]  # nothing written
+
+
+def test_a_worker_whose_trials_keep_failing_stops_with_the_reason(in_tmp, monkeypatch):
+    def broken(*_):
+        raise RuntimeError("simulator exploded")
+
+    monkeypatch.setattr("tuning.orchestrator.run_trial", broken)
+    path = in_tmp / "grid.toml"
+    path.write_text(GRID_STUDY)
+    with pytest.raises(SpecError, match="3 trials in a row failed; the last: simulator exploded"):
+        run_study(load_study(path))
+    trials = optuna.load_study(study_name="grid", storage="sqlite:///grid.db").trials
+    assert [t.state for t in trials].count(TrialState.FAIL) == 3
+    assert trials[0].user_attrs["error"] == "simulator exploded"

@@ -194,7 +194,7 @@ def test_distributed_workers_on_postgresql_meet_the_budget_exactly(in_tmp):
         (lambda d: d["space"].update(budget={"choice": []}), "space.budget.choice = [] is invalid"),
         (lambda d: d["space"].update(depth={"int": [1, 3]}), "no stage of random-mcts-mcts has parameter 'depth'"),
         (lambda d: d["space"].update(ppn={"int": [0, 3]}), "ppn = 0 is invalid"),
-        (lambda d: d["search"].update(sampler="cmaes"), "search.sampler = 'cmaes' is invalid; expected one of tpe, hyperopt, random"),
+        (lambda d: d["search"].update(sampler="cmaes"), "search.sampler = 'cmaes' is invalid; expected one of tpe, hyperopt, random, grid"),
         (lambda d: d["objective"].update(games=0), "objective.games = 0 is invalid; expected a positive integer"),
         (lambda d: d.update(seeds=3), "unknown key 'seeds'"),
     ],
@@ -269,7 +269,8 @@ def test_an_rl_study_trains_then_evaluates_and_logs_the_learning_curve(in_tmp):
     artifacts = {a.path for a in client.list_artifacts(child.info.run_id)}
     assert {"agent.toml", "learning_curve.png", "weights"} <= artifacts
     best = Setup.load(in_tmp / "rl-best.toml")
-    assert best.questing["weights"].endswith("questing.pt") and (in_tmp / "questing.pt").is_file()
+    assert best.questing["weights"].endswith("rl-best.questing.pt") and (in_tmp / "rl-best.questing.pt").is_file()
+    assert not list(in_tmp.glob("questing.pt"))  # another study's export in this folder keeps its own weights
     assert evaluate_setup(best, "easy", 20).games == 20
 
 

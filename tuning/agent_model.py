@@ -10,7 +10,10 @@ its ``stage`` and fields (``Plan(buy=...)`` gives ``{"stage": "planning",
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import logging
+import os
 from pathlib import Path
 
 import mlflow
@@ -47,14 +50,27 @@ def _plain(value):
 def register_agent(tracking_uri: str, run_id: str, name: str, config: Path) -> str:
     """Log ``config`` (and the weights beside it) as the pyfunc model of ``run_id``, register it as
     ``name`` with the alias ``best``; return the model URI."""
-    mlflow.set_tracking_uri(tracking_uri)
+    os.environ.setdefault("MLFLOW_ENABLE_ARTIFACTS_PROGRESS_BAR", "false")  # no bars among the study's lines
+    logging.getLogger("mlflow").setLevel(logging.ERROR)  # nor its notices on pickled models and registration
     artifacts = {"config": str(config)}
-    for weights in config.parent.glob("*.pt"):
+    for weights in config.parent.glob(f"{config.stem}.*.pt"):  # the weights export() wrote beside it
         artifacts[weights.name] = str(weights)
-    with mlflow.start_run(run_id=run_id):
+    with _tracking_uri(tracking_uri), mlflow.start_run(run_id=run_id):
         info = mlflow.pyfunc.log_model(
             name="agent", python_model=AgentModel(), artifacts=artifacts, registered_model_name=name,
             pip_requirements=["lotr-tuning"],
         )
     mlflow.MlflowClient(tracking_uri).set_registered_model_alias(name, "best", info.registered_model_version)
     return f"models:/{name}@best"
+
+
+@contextlib.contextmanager
+def _tracking_uri(uri: str):
+    """MLflow's fluent API on ``uri`` for a while, then the process's own choice again (so that a later
+    study in this process that asks for MLflow's default gets it)."""
+    before = os.environ.get("MLFLOW_TRACKING_URI")  # set_tracking_uri mirrors itself there
+    mlflow.set_tracking_uri(uri)
+    try:
+        yield
+    finally:
+        mlflow.set_tracking_uri(before)

@@ -41,6 +41,7 @@ from tuning.study_plots import write_study_figures
 from tuning.tracking import Tracker, code_version
 
 COUNTED = (TrialState.COMPLETE, TrialState.PRUNED)
+FAILURES_IN_A_ROW = 3  # a worker whose trials keep failing stops instead of spinning
 
 
 JOURNAL = "journal:"
@@ -95,7 +96,24 @@ def open_study(spec: StudySpec, storage: str, worker: int = 0) -> optuna.Study:
         raise SpecError(f"storage {storage}: cannot open the study: {reason}") from None
     if [d.name.lower() for d in study.directions] != spec.directions:
         raise SpecError(f"storage {storage}: study {spec.name} optimises {study.directions}, the file {spec.directions}")
+    check_space(study, spec)
     return study
+
+
+def check_space(study: optuna.Study, spec: StudySpec) -> None:
+    """A resumed study keeps each parameter's kind and a choice's values (Optuna cannot mix them in one study)."""
+    finished = study.get_trials(deepcopy=False, states=COUNTED)
+    if not finished:
+        return
+    for domain in spec.space:
+        before = finished[-1].distributions.get(domain.name)
+        if before is None:
+            continue
+        try:
+            optuna.distributions.check_distribution_compatibility(before, domain.distribution())
+        except ValueError:
+            raise SpecError(f"{spec.source}: space.{domain.name} differs from what study {spec.name} began with "
+                            f"({before}); keep it, or give the study a new name") from None
 
 
 def enqueue_grid(study: optuna.Study, spec: StudySpec) -> None:
@@ -125,14 +143,18 @@ class TrialContext:
     n_trials: int = 0
     started: float = 0.0  # time.time() of the invocation, for the ETA
     done_before: int = 0  # counted trials when the invocation started
+    failures_in_a_row: int = 0  # of this worker
 
 
 def run_one(study: optuna.Study, trial: optuna.Trial, context: TrialContext, tracker: Tracker) -> None:
-    """Run, log and tell one trial; print a progress line."""
+    """Run, log and tell one trial; print a progress line. SpecError when this worker's trials keep failing."""
     try:
-        _run_one(study, trial, context, tracker)
+        error = _run_one(study, trial, context, tracker)
     finally:
         print(progress_line(study, context, trial.number), file=sys.stderr, flush=True)
+    context.failures_in_a_row = context.failures_in_a_row + 1 if error else 0
+    if context.failures_in_a_row >= FAILURES_IN_A_ROW:
+        raise SpecError(f"study {context.spec.name}: {FAILURES_IN_A_ROW} trials in a row failed; the last: {error}")
 
 
 def progress_line(study: optuna.Study, context: TrialContext, number: int) -> str:
@@ -153,7 +175,8 @@ def progress_line(study: optuna.Study, context: TrialContext, number: int) -> st
     return line
 
 
-def _run_one(study: optuna.Study, trial: optuna.Trial, context: TrialContext, tracker: Tracker) -> None:
+def _run_one(study: optuna.Study, trial: optuna.Trial, context: TrialContext, tracker: Tracker) -> str | None:
+    """Run, log and tell one trial; the error of a failed trial, else None."""
     spec = context.spec
     folder = Path(f"{spec.name}-trials") / f"trial-{trial.number}"
     folder.mkdir(parents=True, exist_ok=True)
@@ -167,17 +190,19 @@ def _run_one(study: optuna.Study, trial: optuna.Trial, context: TrialContext, tr
     except optuna.TrialPruned:
         study.tell(trial, state=TrialState.PRUNED)
         _log_trial(tracker, run, trial, study, None, {}, "pruned")
-        return
+        return None
     except KeyboardInterrupt:
         study.tell(trial, state=TrialState.FAIL)
         tracker.log(run, tags={"state": "failed"})
         tracker.end(run, "KILLED")
         raise
     except Exception as error:
+        message = str(error).splitlines()[0] if str(error) else type(error).__name__
+        trial.set_user_attr("error", message)
         study.tell(trial, state=TrialState.FAIL)
-        tracker.log(run, tags={"state": "failed", "error": str(error).splitlines()[0] if str(error) else type(error).__name__})
+        tracker.log(run, tags={"state": "failed", "error": message})
         tracker.end(run, "FAILED")
-        return
+        return message
     setup.dump(folder / "agent.toml")
     trial.set_user_attr("config", setup.to_mapping())
     trial.set_user_attr("wilson_95", list(evaluation.wilson_95))
@@ -189,6 +214,7 @@ def _run_one(study: optuna.Study, trial: optuna.Trial, context: TrialContext, tr
         trial.set_user_attr(name, value)
     study.tell(trial, objective_values(spec, evaluation))
     _log_trial(tracker, run, trial, study, evaluation, training, "complete", folder)
+    return None
 
 
 def _log_trial(tracker, run, trial, study, evaluation, training, state, folder=None) -> None:
@@ -287,6 +313,9 @@ def _work_in_process(context, storage, n_trials, deadline, worker) -> None:
         work(context, storage, n_trials, deadline, worker)
     except KeyboardInterrupt:
         pass
+    except SpecError as error:
+        print(f"worker {worker}: {error}", file=sys.stderr, flush=True)
+        sys.exit(2)
 
 
 @dataclass
@@ -345,7 +374,8 @@ def run_study(spec: StudySpec, n_trials: int | None = None, workers: int | None 
     parent = tracker.start_run(f"{spec.name} {datetime.datetime.now():%Y-%m-%d %H:%M:%S}",
                                {"study": spec.name, "code_version": code_version(), "sampler": spec.sampler})
     tracker.log(parent, params={"n_trials": n_trials, "workers": workers, "games": spec.games, "seed": spec.seed,
-                                "difficulty": spec.difficulty, "setup": str(spec.setup)})
+                                "difficulty": spec.difficulty,
+                                "setup": spec.setup_label if spec.domain("setup") else str(spec.setup)})
     study.set_user_attr("parent_run", parent)  # `lotr tune worker` attaches its trials to it
     study.set_user_attr("tracking_uri", tracker.tracking_uri)
     context = TrialContext(spec, tracker.tracking_uri, parent, n_trials, time.time(), counted(study))
@@ -365,8 +395,13 @@ def run_study(spec: StudySpec, n_trials: int | None = None, workers: int | None 
                 p.start()
             for p in processes:
                 p.join()
+            if any(p.exitcode == 2 for p in processes):
+                raise SpecError(f"study {spec.name}: workers stopped on failing trials (their messages above)")
     except KeyboardInterrupt:
         tracker.end(parent, "KILLED")
+        raise
+    except SpecError:
+        tracker.end(parent, "FAILED")
         raise
     seconds = time.perf_counter() - start
     result = _finish(spec, study, tracker, parent, seconds, workers, out)
@@ -451,11 +486,11 @@ def export_best(spec: StudySpec, storage: str, target: Path) -> Path:
 
 def export(spec: StudySpec, trial, holdout: dict, target: Path) -> None:
     """Write the trial's agent configuration with provenance (``holdout``: win_rate, wilson_95, games,
-    seed); RL weights are copied next to it."""
+    seed); RL weights are copied next to it as ``<target stem>.<stage>.pt``, so that exports share a folder."""
     setup = Setup.from_mapping(trial.user_attrs["config"], source=f"trial {trial.number}")
     target.parent.mkdir(parents=True, exist_ok=True)
     for weights in Path(trial.user_attrs["folder"]).glob("*.pt"):
-        shutil.copy(weights, target.parent / weights.name)
+        shutil.copy(weights, target.parent / f"{target.stem}.{weights.name}")
     metadata = {
         "study": spec.name, "trial": trial.number, "difficulty": spec.trial_difficulty(trial.params),
         "search_win_rate": trial.values[0], "search_wilson_95": trial.user_attrs["wilson_95"], "search_games": spec.games,
@@ -463,4 +498,4 @@ def export(spec: StudySpec, trial, holdout: dict, target: Path) -> None:
         "holdout_games": holdout["games"], "holdout_seed": holdout["seed"], "code_version": code_version(),
         "date": datetime.datetime.now().isoformat(timespec="seconds"),
     }
-    setup.with_weights_in(target.parent).dump(target, metadata=metadata)
+    setup.with_weights_in(target.parent, f"{target.stem}.").dump(target, metadata=metadata)

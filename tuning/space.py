@@ -68,6 +68,14 @@ class Domain:
             step = 1
         return cls(name, kind, bounds[0], bounds[1], step, log)
 
+    def distribution(self) -> optuna.distributions.BaseDistribution:
+        """The same domain as an Optuna distribution (to compare with a stored study's)."""
+        if self.kind == "choice":
+            return optuna.distributions.CategoricalDistribution(list(self.choices))
+        if self.kind == "int":
+            return optuna.distributions.IntDistribution(int(self.low), int(self.high), log=self.log, step=int(self.step or 1))
+        return optuna.distributions.FloatDistribution(self.low, self.high, log=self.log, step=self.step)
+
     def suggest(self, trial: optuna.Trial) -> Any:
         """The trial's value for this parameter (Optuna)."""
         if self.kind == "choice":

@@ -180,7 +180,7 @@ class StudySpec:
             f"storage: {self.storage or 'default'}; MLflow: {self.tracking_uri or 'default'}, experiment {self.experiment}",
         ]
         if self.trains:
-            lines.insert(4, f"training: {self.episodes} episodes per trial, {self.envs} games per step")
+            lines.insert(2 + len(self.space), f"training: {self.episodes} episodes per trial, {self.envs} games per step")
         return "\n".join(lines)
 
 
@@ -328,7 +328,8 @@ def _check_fits(values: dict[str, Any], setups: list[Setup], where: str) -> None
     for key in values:
         if not any(setup.has_param(key) for setup in setups):
             valid = sorted({p.name for setup in setups for spec in setup.agents for p in spec.kind.params}) or ["none"]
-            raise SpecError(f"{where}: no setup has parameter {key!r}; valid: {', '.join(valid)}")
+            which = f"no stage of {setups[0].short_name}" if len(setups) == 1 else "no setup"
+            raise SpecError(f"{where}: {which} has parameter {key!r}; valid: {', '.join(valid)}")
 
 
 def _flatten(table: dict, domains: bool = False) -> dict[str, Any]:

@@ -93,6 +93,6 @@ def export_run(tracking_uri: str | None, run_id: str, target: Path) -> Path:
         setup = Setup.load(config)
         target.parent.mkdir(parents=True, exist_ok=True)
         for weights in config.parent.glob("*.pt"):
-            weights.replace(target.parent / weights.name)
-        setup.with_weights_in(target.parent).dump(target, metadata={"mlflow_run": run_id})
+            weights.replace(target.parent / f"{target.stem}.{weights.name}")
+        setup.with_weights_in(target.parent, f"{target.stem}.").dump(target, metadata={"mlflow_run": run_id})
     return target
