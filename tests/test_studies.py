@@ -212,3 +212,49 @@ def test_a_worker_whose_trials_keep_failing_stops_with_the_reason(in_tmp, monkey
     trials = optuna.load_study(study_name="grid", storage="sqlite:///grid.db").trials
     assert [t.state for t in trials].count(TrialState.FAIL) == 3
     assert trials[0].user_attrs["error"] == "simulator exploded"
+
+
+def test_the_best_agent_claim_needs_its_whole_interval_above_the_thesis():
+    from agents.setup import Setup
+    from tuning.report import StudyRun, best_markdown
+
+    spec = load_study(next(p for p in STUDIES if p.stem == "best-hard"))
+
+    def claim(low, high):
+        holdout = {"win_rate": (low + high) / 2, "wilson_95": [low, high], "games": 10_000}
+        best = Measured("best-hard", 7, "rl-rl-rl", False, "hard", {}, Setup.parse("rl-rl-expert-rl-expert"),
+                        0.97, 0.96, 0.98, 2000, 0.0001, holdout=holdout)
+        return "\n".join(best_markdown(StudyRun(spec, [best])))
+
+    assert "our interval is above 95.3" in claim(0.955, 0.962)
+    assert "our interval is not above 95.3" in claim(0.950, 0.957)  # the point above, the interval not
+    assert "--games 10000 --seed 1000003" in claim(0.955, 0.962)
+    assert "not run" in "\n".join(best_markdown(StudyRun(spec, None)))
+
+
+def test_the_default_store_is_the_one_that_already_holds_the_study(in_tmp, capsys):
+    from tuning.orchestrator import storage_for
+
+    path = in_tmp / "grid.toml"
+    path.write_text(GRID_STUDY)
+    spec = load_study(path)
+    code, _, err = run_cli(capsys, "tune", "export", str(path), "--out", "best.toml")
+    assert code == 2 and "grid.db does not exist" in err and not (in_tmp / "grid.db").exists()  # nothing created
+    assert storage_for(spec, None, 1) == "sqlite:///grid.db" and storage_for(spec, None, 2) == "journal:grid.journal"
+    (in_tmp / "grid.journal").touch()  # a run with 2 workers: resumed, exported and reported from its journal
+    assert storage_for(spec, None, 1) == "journal:grid.journal"
+    (in_tmp / "grid.journal").unlink()
+    (in_tmp / "grid.db").touch()
+    with pytest.raises(SpecError, match="SQLite, one worker at a time"):
+        storage_for(spec, None, 2)
+
+
+def test_the_shipped_best_agent_beats_the_thesis_on_fresh_deals():
+    """studies/best: the export of study best-hard (held out: 98.1% on 10,000 deals of seed 1000003)."""
+    from agents.evaluation import evaluate_setup
+    from agents.setup import Setup
+
+    best = Setup.load(Path(__file__).parent.parent / "studies" / "best" / "agent.toml")
+    assert not best.is_oracle and best.short_name == "rl-rl-expert-rl-expert"
+    result = evaluate_setup(best, "hard", 2000, seed=4242)  # deals neither training nor the study saw
+    assert result.wilson_95[0] > 0.953  # the thesis's best honest agent: 95.3 (Table 6.10)

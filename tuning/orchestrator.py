@@ -47,12 +47,30 @@ FAILURES_IN_A_ROW = 3  # a worker whose trials keep failing stops instead of spi
 JOURNAL = "journal:"
 
 
-def storage_for(spec: StudySpec, override: str | None, workers: int) -> str:
-    """The study's storage: a database URL, or ``journal:<file>`` for Optuna's journal file."""
+def storage_for(spec: StudySpec, override: str | None, workers: int, root: Path = Path(".")) -> str:
+    """The study's storage: a database URL, or ``journal:<file>`` for Optuna's journal file.
+
+    Without one given, the default store in ``root`` that already holds the study (so that a study
+    resumes, exports and reports whatever its first run's worker count), else a journal file for
+    several workers and an SQLite file for one."""
     url = override or spec.storage
     if url:
         return url
-    return f"{JOURNAL}{spec.name}.journal" if workers > 1 else f"sqlite:///{spec.name}.db"
+    journal, database = root / f"{spec.name}.journal", root / f"{spec.name}.db"
+    if journal.is_file() or (workers > 1 and not database.is_file()):
+        return f"{JOURNAL}{journal}"
+    if workers > 1:
+        raise SpecError(f"study {spec.name} is in {database} (SQLite, one worker at a time); run it with --workers 1, "
+                        "or give --storage")
+    return f"sqlite:///{database}"
+
+
+def local_store(url: str) -> Path | None:
+    """The file of a journal or SQLite storage URL (None for a server)."""
+    for prefix in (JOURNAL, "sqlite:///"):
+        if url.startswith(prefix):
+            return Path(url[len(prefix):])
+    return None
 
 
 def _storage(url: str):
@@ -476,6 +494,9 @@ def _games_played(spec: StudySpec, trial) -> int:
 
 def export_best(spec: StudySpec, storage: str, target: Path) -> Path:
     """``lotr tune export``: the study's best (chosen on held-out deals by its last run) to ``target``."""
+    store = local_store(storage)
+    if store is not None and not store.is_file():
+        raise SpecError(f"study {spec.name}: {store} does not exist; run lotr tune run {spec.source} here first")
     study = open_study(spec, storage)
     best = study.user_attrs.get("best")
     if best is None:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import csv
 import datetime
 import math
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,7 +25,7 @@ from optuna.trial import TrialState
 from agents.setup import Setup
 from agents.specs import SpecError
 from lotr_sim.layout import DIFFICULTIES
-from tuning.orchestrator import JOURNAL, storage_for
+from tuning.orchestrator import JOURNAL, local_store, storage_for
 from tuning.published import PUBLISHED, RULES_RANDOM, Published
 from tuning.study_file import StudySpec, load_study
 from tuning.tracking import code_version
@@ -75,25 +76,23 @@ class StudyRun:
     """A study file and what its storage holds (``trials`` is None when it was never run here)."""
 
     spec: StudySpec
-    trials: list[Measured] | None
+    trials: list[Measured] | None  # the complete ones
     pareto: list[Measured] = field(default_factory=list)
+    pruned: int = 0
 
 
 def read_study(path: Path, root: Path = Path(".")) -> StudyRun:
     """The complete trials of a study file's study, from its storage (a default local store lies in ``root``)."""
     spec = load_study(path)
-    url = storage_for(spec, None, spec.workers)
-    if url.startswith(JOURNAL) or url.startswith("sqlite:///"):
-        local = root / url.removeprefix(JOURNAL).removeprefix("sqlite:///")
-        if not local.is_file():
-            return StudyRun(spec, None)
-        if url.startswith(JOURNAL):
-            from optuna.storages import JournalStorage
-            from optuna.storages.journal import JournalFileBackend
+    url = storage_for(spec, None, 1, root)
+    local = local_store(url)
+    if local is not None and not local.is_file():
+        return StudyRun(spec, None)
+    if url.startswith(JOURNAL):
+        from optuna.storages import JournalStorage
+        from optuna.storages.journal import JournalFileBackend
 
-            url = JournalStorage(JournalFileBackend(str(local)))
-        else:
-            url = f"sqlite:///{local}"
+        url = JournalStorage(JournalFileBackend(str(local)))
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     try:
         study = optuna.load_study(study_name=spec.name, storage=url)
@@ -103,7 +102,7 @@ def read_study(path: Path, root: Path = Path(".")) -> StudyRun:
         raise SpecError(f"storage of {spec.name}: cannot read the study: {str(error).splitlines()[0]}") from None
     best = study.user_attrs.get("best") or {}
     measured = [_measured(spec, t, best) for t in study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))]
-    run = StudyRun(spec, measured)
+    run = StudyRun(spec, measured, pruned=len(study.get_trials(deepcopy=False, states=(TrialState.PRUNED,))))
     if len(spec.metrics) > 1:
         front = {t.number for t in study.best_trials}
         run.pareto = [m for m in measured if m.number in front]
@@ -140,6 +139,7 @@ class Section:
     reason: str
     published_filter: Callable[[Published], bool] = lambda p: True
     pick: Callable[[list[Measured]], list[Measured]] = lambda trials: trials  # e.g. the best ppn per budget
+    detail: tuple[str, Callable[[Measured], object]] | None = None  # a column of what ``pick`` chose
 
 
 def _setup_key(m: Measured) -> tuple:
@@ -182,7 +182,7 @@ SECTIONS = (
     Section("mcts-budget", "Budget with its best ppn, random-mcts-mcts, hard (Table 6.3)", ("mcts-budget",),
             ("search", "budget"), lambda m: ("ORACLE" if m.oracle else "honest", m.value("budget")),
             lambda p: ("honest", p.params["budget"]), MCTS_REASON,
-            pick=_best_per(lambda m: (m.oracle, m.value("budget")))),
+            pick=_best_per(lambda m: (m.oracle, m.value("budget"))), detail=("best ppn", lambda m: m.value("ppn"))),
     Section("rl-q-macro", "Q-learning with macro actions, encoding 0 (Table 6.4)", ("rl-q-macro",),
             ("setup", "difficulty"), _setup_key, lambda p: (p.label, p.difficulty), RL_REASON,
             published_filter=lambda p: "algo" in p.params),
@@ -256,7 +256,8 @@ def section_markdown(section: Section, runs: dict[str, StudyRun]) -> list[str]:
         rows.append((section.ours(m), m, by_key.pop(section.ours(m), None)))
     rows += [(key, None, p) for key, p in by_key.items()]  # published, not run here
     rows.sort(key=lambda row: tuple(map(_order, row[0])))
-    extra = ["ms/game"] + (["training s"] if any(m.training_seconds for m in trials) else [])
+    extra = ([section.detail[0]] if section.detail else []) + ["ms/game"]
+    extra += ["training s"] if any(m.training_seconds for m in trials) else []
     if section.experiment == "random-baseline":
         extra.append("RULES.md")
     header = [*section.columns, "ours: win % [95% CI] (games)", *extra, "published", "verdict"]
@@ -264,6 +265,8 @@ def section_markdown(section: Section, runs: dict[str, StudyRun]) -> list[str]:
     lines.append("|" + "---|" * (len(section.columns) + len(extra) + 3))
     for key, m, p in rows:
         cells = [_cell(k) for k in key] + [_ours(m)]
+        if section.detail:
+            cells.append(_cell(section.detail[1](m)) if m else "-")
         cells.append(f"{1000 * m.seconds_per_game:.2f}" if m else "-")
         if "training s" in extra:
             cells.append(f"{m.training_seconds:.0f}" if m and m.training_seconds else "-")
@@ -284,6 +287,30 @@ def _order(value) -> tuple:
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         return (1, value, "")
     return (2, 0, str(value))
+
+
+THESIS_BEST = next(p for p in PUBLISHED if p.experiment == "best-players" and p.win_rate == 95.3)
+
+
+def best_markdown(run: StudyRun) -> list[str]:
+    """The best honest agent on hard (study ``best-hard``): its held-out figure against the thesis's best."""
+    lines = ["## Beyond the thesis: the best honest agent on hard", ""]
+    best = next((m for m in run.trials or [] if m.holdout), None)
+    if best is None:
+        return lines + ["`best-hard`: not run, or not re-evaluated on held-out deals yet.", ""]
+    win, (low, high), games = best.holdout["win_rate"], best.holdout["wilson_95"], best.holdout["games"]
+    bar = THESIS_BEST.win_rate
+    outcome = "above" if 100 * low > bar else "not above"
+    command = f"lotr eval --config studies/best/agent.toml --games {games} --seed {run.spec.holdout_seed}"  # hard
+    return lines + [
+        f"Study `best-hard`, trial {best.number}: `{re.sub(r' weights=[^;)]*', '', str(best.config))}`.",
+        "",
+        f"Held out: **{100 * win:.2f}% [{100 * low:.2f}, {100 * high:.2f}] on {games:,} games** (search figure "
+        f"{100 * best.win_rate:.1f}% on {best.games:,} games, optimistic); the thesis's best, "
+        f"{_theirs(THESIS_BEST)}: our interval is {outcome} {bar:g}. Reproduce with "
+        f"`{command}`.",
+        "",
+    ]
 
 
 # ---- figures ----------------------------------------------------------------------------------------------------
@@ -353,6 +380,8 @@ def write_figures(runs: dict[str, StudyRun], folder: Path) -> dict[str, Path]:
         figures["learning-curves"] = _figure(folder / "learning-curves.png", draw_curves)
     pareto = runs.get("mcts-hpo-pareto")
     if pareto and pareto.trials:
+        from matplotlib.ticker import NullFormatter
+
         def draw_pareto(axes):
             axes.scatter([1000 * m.seconds_per_game for m in pareto.trials], [100 * m.win_rate for m in pareto.trials],
                          s=14, color="0.6", label="trials")
@@ -361,6 +390,7 @@ def write_figures(runs: dict[str, StudyRun], folder: Path) -> dict[str, Path]:
                       label="Pareto front")
             axes.set(xscale="log", xlabel="ms per game (one core)", ylabel="win rate % (hard)",
                      title="honest random-mcts-mcts: win rate against time")
+            axes.xaxis.set_minor_formatter(NullFormatter())  # the minor labels of a short log axis overlap
 
         figures["mcts-hpo-pareto"] = _figure(folder / "pareto-front.png", draw_pareto)
     return figures
@@ -391,6 +421,7 @@ def write_report(study_files: list[Path], out: Path, root: Path = Path(".")) -> 
         spec = run.spec
         episodes = f"{spec.episodes:,}" if spec.trains else "-"
         count = "not run" if run.trials is None else str(len(run.trials))
+        count += f" (+{run.pruned} pruned)" if run.pruned else ""
         lines.append(f"| `{name}` | {count} | {spec.games:,} | {episodes} | {spec.sampler} |")
     lines.append("")
     for section in SECTIONS:
@@ -398,6 +429,8 @@ def write_report(study_files: list[Path], out: Path, root: Path = Path(".")) -> 
             lines += section_markdown(section, runs)
             if section.experiment in figures:
                 lines += [f"![{section.experiment}](figures/{figures[section.experiment].name})", ""]
+    if "best-hard" in runs:
+        lines += best_markdown(runs["best-hard"])
     if "learning-curves" in figures:
         lines += ["## Learning curves", "", "![learning curves](figures/learning-curves.png)", ""]
     pareto = runs.get("mcts-hpo-pareto")

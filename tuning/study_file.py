@@ -140,10 +140,12 @@ class StudySpec:
 
     @property
     def setup_label(self) -> str:
+        """The setup's short form, or the searched ones joined by " | "."""
         domain = self.domain("setup")
         return self.setup.short_name if domain is None else " | ".join(domain.choices)
 
     def domain(self, name: str) -> Domain | None:
+        """The searched domain of ``name``, or None when it is not searched."""
         return next((d for d in self.space if d.name == name), None)
 
     @property
