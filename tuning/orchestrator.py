@@ -73,7 +73,8 @@ def local_store(url: str) -> Path | None:
     return None
 
 
-def _storage(url: str):
+def storage_object(url: str):
+    """What Optuna takes for ``url``: the URL itself, or a journal storage for ``journal:<file>``."""
     if url.startswith(JOURNAL):
         from optuna.storages import JournalStorage
         from optuna.storages.journal import JournalFileBackend
@@ -98,7 +99,7 @@ def open_study(spec: StudySpec, storage: str, worker: int = 0) -> optuna.Study:
         "none": lambda: optuna.pruners.NopPruner(),
     }[spec.pruner]()
     try:
-        store = _storage(storage)
+        store = storage_object(storage)
         try:
             existing = len(optuna.load_study(study_name=spec.name, storage=store).get_trials(deepcopy=False))
         except KeyError:
@@ -106,8 +107,8 @@ def open_study(spec: StudySpec, storage: str, worker: int = 0) -> optuna.Study:
             existing = 0
         seed = int(derive_seed(np.uint64(spec.sampler_seed), np.uint64(existing * 1024 + worker))) % 2**32
         # a grid's points are enqueued (enqueue_grid); Optuna's GridSampler stops studies only inside optimize()
-        sampler_class = optuna.samplers.TPESampler if spec.sampler in ("tpe", "hyperopt") else optuna.samplers.RandomSampler
-        sampler = sampler_class(seed=seed)
+        samplers = optuna.samplers
+        sampler = (samplers.TPESampler if spec.sampler in ("tpe", "hyperopt") else samplers.RandomSampler)(seed=seed)
         study = optuna.load_study(study_name=spec.name, storage=store, sampler=sampler, pruner=pruner)
     except Exception as error:  # SQLAlchemy, journal and driver errors all mean the same to the user
         reason = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__

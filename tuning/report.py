@@ -25,7 +25,7 @@ from optuna.trial import TrialState
 from agents.setup import Setup
 from agents.specs import SpecError
 from lotr_sim.layout import DIFFICULTIES
-from tuning.orchestrator import JOURNAL, local_store, storage_for
+from tuning.orchestrator import local_store, storage_for, storage_object
 from tuning.published import PUBLISHED, RULES_RANDOM, Published
 from tuning.study_file import StudySpec, load_study
 from tuning.tracking import code_version
@@ -88,14 +88,9 @@ def read_study(path: Path, root: Path = Path(".")) -> StudyRun:
     local = local_store(url)
     if local is not None and not local.is_file():
         return StudyRun(spec, None)
-    if url.startswith(JOURNAL):
-        from optuna.storages import JournalStorage
-        from optuna.storages.journal import JournalFileBackend
-
-        url = JournalStorage(JournalFileBackend(str(local)))
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     try:
-        study = optuna.load_study(study_name=spec.name, storage=url)
+        study = optuna.load_study(study_name=spec.name, storage=storage_object(url))
     except KeyError:
         return StudyRun(spec, None)
     except Exception as error:

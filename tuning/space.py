@@ -73,7 +73,8 @@ class Domain:
         if self.kind == "choice":
             return optuna.distributions.CategoricalDistribution(list(self.choices))
         if self.kind == "int":
-            return optuna.distributions.IntDistribution(int(self.low), int(self.high), log=self.log, step=int(self.step or 1))
+            step = int(self.step or 1)
+            return optuna.distributions.IntDistribution(int(self.low), int(self.high), log=self.log, step=step)
         return optuna.distributions.FloatDistribution(self.low, self.high, log=self.log, step=self.step)
 
     def suggest(self, trial: optuna.Trial) -> Any:

@@ -182,7 +182,8 @@ class StudySpec:
             f"storage: {self.storage or 'default'}; MLflow: {self.tracking_uri or 'default'}, experiment {self.experiment}",
         ]
         if self.trains:
-            lines.insert(2 + len(self.space), f"training: {self.episodes} episodes per trial, {self.envs} games per step")
+            training = f"training: {self.episodes} episodes per trial, {self.envs} games per step"
+            lines.insert(2 + len(self.space), training)
         return "\n".join(lines)
 
 
