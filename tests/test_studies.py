@@ -65,7 +65,7 @@ def test_the_thesis_experiments_each_have_a_study_file():
         assert set(section.studies) <= names, section.experiment
 
 
-def test_a_grid_over_setups_and_difficulties_runs_every_combination_once_and_resumes(in_tmp):
+def test_a_grid_over_setups_and_difficulties_runs_every_combination_once_and_resumes(in_tmp, capsys):
     path = in_tmp / "grid.toml"
     path.write_text(GRID_STUDY)
     spec = load_study(path)
@@ -91,6 +91,8 @@ def test_a_grid_over_setups_and_difficulties_runs_every_combination_once_and_res
     by_point = {(t.params["setup"], t.params["difficulty"]): t.values[0] for t in done}
     assert by_point["random-random-random", "easy"] > by_point["random-random-random", "hard"]  # difficulty changed
     assert run_study(spec).complete == 4  # nothing left to run
+    code, _, err = run_cli(capsys, "tune", "export", str(path), "--out", "best.toml")
+    assert code == 2 and "no held-out best yet" in err and not (in_tmp / "best.toml").exists()  # top_k = 0
     assert len(optuna.load_study(study_name="grid", storage="sqlite:///grid.db").trials) == 5
 
 
