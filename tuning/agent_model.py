@@ -51,7 +51,7 @@ def register_agent(tracking_uri: str, run_id: str, name: str, config: Path) -> s
     """Log ``config`` (and the weights beside it) as the pyfunc model of ``run_id``, register it as
     ``name`` with the alias ``best``; return the model URI."""
     os.environ.setdefault("MLFLOW_ENABLE_ARTIFACTS_PROGRESS_BAR", "false")  # no bars among the study's lines
-    logging.getLogger("mlflow").setLevel(logging.ERROR)  # nor its notices on pickled models and registration
+    logging.getLogger("mlflow").setLevel(logging.ERROR)  # nor its notice on pickling the model
     artifacts = {"config": str(config)}
     for weights in config.parent.glob(f"{config.stem}.*.pt"):  # the weights export() wrote beside it
         artifacts[weights.name] = str(weights)
