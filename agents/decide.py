@@ -7,7 +7,7 @@ from numba import njit
 
 from agents.flat_mc import flat_mc_decide
 from agents.mcts import mcts_decide
-from agents.specs import FLAT_MC, KIND, MCTS, PYTHON, AgentSpec
+from agents.specs import EXPERT, FLAT_MC, KIND, MCTS, PYTHON, RANDOM, AgentSpec
 from lotr_sim import GameState, IllegalActionError
 from lotr_sim.actions import Action, decode
 from lotr_sim.cards import N_CARDS
@@ -47,6 +47,9 @@ class Agent:
         state = game.core_state()
         if self.spec.kind.code == PYTHON:
             act = self._learner(game.stage.label).choose(state[None, :], self._uniforms(), self.spec["policy"])[0][0]
+        elif self.spec.kind.code in (RANDOM, EXPERT):  # what decide() does, without compiling the searches
+            act = np.empty(N_CARDS, np.int64)
+            policy_action(state, self.spec.kind.code, self._rs, act, np.empty_like(state))
         else:
             act = np.empty(N_CARDS, np.int64)
             decide(state, self._row, self._rs, act, np.empty_like(state))

@@ -78,14 +78,15 @@ def test_every_agent_decides_legally_on_every_stage(difficulty):
         assert all(result.decisions[stage] > 0 for stage in ("planning", "questing", "defense"))
 
 
-def test_python_play_is_the_harness_game():
+@pytest.mark.parametrize("short", ["random-mcts-mcts", "expert-random-expert"])
+def test_python_play_is_the_harness_game(short):
     """``lotr play`` (Python interface, checked actions) plays the harness's game for that deal."""
-    setup = Setup.parse("random-mcts-mcts").with_params({"budget": 40, "ppn": 8})
-    result = evaluate_setup(setup, "hard", games=6, seed=3)
+    setup = Setup.parse(short).with_params({"budget": 40, "ppn": 8} if "mcts" in short else {})
+    result = evaluate_setup(setup, "medium", games=6, seed=3)
     from lotr_sim.rng import derive_seed
 
     for i in range(6):
-        game = play_traced_game(setup, "hard", int(derive_seed(np.uint64(3), np.uint64(i))))
+        game = play_traced_game(setup, "medium", int(derive_seed(np.uint64(3), np.uint64(i))))
         assert int(game.outcome) == result.outcomes[i]
     assert set(stage_agents(setup, 0)) == {"planning", "questing", "travel", "defense", "attack"}
 
