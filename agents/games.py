@@ -57,12 +57,13 @@ def play_setup_games(difficulty, quest_stages, rows, seed, first, outcomes, roun
     act = np.empty(N_CARDS, np.int64)
     err = np.zeros(4, np.int64)
     rs = np.empty((N_STAGES, 1), np.uint64)
+    scratch = np.empty(STATE_SIZE, np.int64)
     for i in range(outcomes.shape[0]):
         start = ticks()
         deal = derive_seed(seed, first + i)
         S = new_state(difficulty, quest_stages, deal, None)
         seed_agents(deal, rs)
-        if play_compiled_stages(S, rows, rs, act, err, np.empty_like(S), stage_ticks, decisions) != -1:
+        if play_compiled_stages(S, rows, rs, act, err, scratch, stage_ticks, decisions) != -1:
             raise RuntimeError("play_setup_games takes compiled agents only")
         outcomes[i] = S[OUTCOME]
         rounds[i] = S[ROUND]
