@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
@@ -175,14 +176,24 @@ class Setup:
                 changed.append(f"{stage}: {' '.join(params)}")
         return f"{self.short_name} ({'; '.join(changed)})" if changed else self.short_name
 
-    def with_weights_in(self, folder: Path, prefix: str = "") -> Setup:
-        """The same setup with every weights file in ``folder``, named ``prefix`` + its file name, e.g.
-        after copying the weights next to an exported configuration."""
-        return Setup(*[
-            spec.with_params(stage, weights=str((Path(folder) / f"{prefix}{Path(spec['weights']).name}").resolve()))
-            if spec.as_dict().get("weights") else spec
+    @property
+    def weights_files(self) -> list[Path]:
+        """The trained weights the stages load, once each."""
+        return [Path(w) for w in dict.fromkeys(spec.as_dict().get("weights") for spec in self.agents) if w]
+
+    def dump_with_weights(self, path: str | Path, metadata: dict | None = None) -> None:
+        """``dump`` after copying the weights beside ``path`` as ``<path stem>.<file name>``, so that
+        several exported configurations share a folder."""
+        path = Path(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        moved = {}
+        for weights in self.weights_files:
+            moved[str(weights)] = str((path.parent / f"{path.stem}.{weights.name}").resolve())
+            shutil.copy(weights, moved[str(weights)])
+        Setup(*[
+            spec.with_params(stage, weights=moved[spec["weights"]]) if spec.as_dict().get("weights") else spec
             for stage, spec in zip(STAGES, self.agents)
-        ])
+        ]).dump(path, metadata)
 
     def rows(self) -> np.ndarray:
         """The compiled agent rows, shape (5, ROW_WIDTH), in STAGES order."""

@@ -52,9 +52,9 @@ def register_agent(tracking_uri: str, run_id: str, name: str, config: Path) -> s
     ``name`` with the alias ``best``; return the model URI."""
     os.environ.setdefault("MLFLOW_ENABLE_ARTIFACTS_PROGRESS_BAR", "false")  # no bars among the study's lines
     logging.getLogger("mlflow").setLevel(logging.ERROR)  # nor its notice on pickling the model
-    artifacts = {"config": str(config)}
-    for weights in config.parent.glob(f"{config.stem}.*.pt"):  # the weights export() wrote beside it
-        artifacts[weights.name] = str(weights)
+    from agents.setup import Setup
+
+    artifacts = {"config": str(config)} | {w.name: str(w) for w in Setup.load(config).weights_files}
     with _tracking_uri(tracking_uri), mlflow.start_run(run_id=run_id):
         info = mlflow.pyfunc.log_model(
             name="agent", python_model=AgentModel(), artifacts=artifacts, registered_model_name=name,

@@ -19,7 +19,6 @@ import datetime
 import itertools
 import multiprocessing
 import os
-import shutil
 import sys
 import time
 import warnings
@@ -508,11 +507,8 @@ def export_best(spec: StudySpec, storage: str, target: Path) -> Path:
 
 def export(spec: StudySpec, trial, holdout: dict, target: Path) -> None:
     """Write the trial's agent configuration with provenance (``holdout``: win_rate, wilson_95, games,
-    seed); RL weights are copied next to it as ``<target stem>.<stage>.pt``, so that exports share a folder."""
+    seed) and its RL weights beside it (``Setup.dump_with_weights``)."""
     setup = Setup.from_mapping(trial.user_attrs["config"], source=f"trial {trial.number}")
-    target.parent.mkdir(parents=True, exist_ok=True)
-    for weights in Path(trial.user_attrs["folder"]).glob("*.pt"):
-        shutil.copy(weights, target.parent / f"{target.stem}.{weights.name}")
     metadata = {
         "study": spec.name, "trial": trial.number, "difficulty": spec.trial_difficulty(trial.params),
         "search_win_rate": trial.values[0], "search_wilson_95": trial.user_attrs["wilson_95"], "search_games": spec.games,
@@ -520,4 +516,4 @@ def export(spec: StudySpec, trial, holdout: dict, target: Path) -> None:
         "holdout_games": holdout["games"], "holdout_seed": holdout["seed"], "code_version": code_version(),
         "date": datetime.datetime.now().isoformat(timespec="seconds"),
     }
-    setup.with_weights_in(target.parent, f"{target.stem}.").dump(target, metadata=metadata)
+    setup.dump_with_weights(target, metadata=metadata)

@@ -90,9 +90,5 @@ def export_run(tracking_uri: str | None, run_id: str, target: Path) -> Path:
         if "weights" in names:
             for weights in Path(client.download_artifacts(run_id, "weights", folder)).glob("*.pt"):
                 weights.replace(config.parent / weights.name)
-        setup = Setup.load(config)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        for weights in config.parent.glob("*.pt"):
-            weights.replace(target.parent / f"{target.stem}.{weights.name}")
-        setup.with_weights_in(target.parent, f"{target.stem}.").dump(target, metadata={"mlflow_run": run_id})
+        Setup.load(config).dump_with_weights(target, metadata={"mlflow_run": run_id})
     return target
