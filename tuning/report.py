@@ -156,9 +156,11 @@ SHARING = {True: "shared", False: "distinct"}  # the thesis's rl* and rl** rows
 
 
 def _shared(m: Measured) -> str:
-    if m.config.planning.agent != "rl":
-        return "-"
-    return "shared" if m.study == "rl-encodings" else "distinct"
+    return SHARING[m.study == "rl-encodings"] if m.config.planning.agent == "rl" else "-"
+
+
+def _search(m: Measured) -> str:
+    return "ORACLE" if m.oracle else "honest"
 
 
 SECTIONS = (
@@ -172,10 +174,10 @@ SECTIONS = (
             _setup_key, lambda p: (p.label, p.difficulty), MCTS_REASON),
     Section("mcts-ppn", "Playouts per node at budget 200, random-mcts-mcts, hard (Figure 6.2)", ("mcts-ppn",),
             ("search", "reduction", "ppn"),
-            lambda m: ("ORACLE" if m.oracle else "honest", m.value("reduction"), m.value("ppn")),
+            lambda m: (_search(m), m.value("reduction"), m.value("ppn")),
             lambda p: ("honest", p.params["reduction"], p.params["ppn"]), MCTS_REASON),
     Section("mcts-budget", "Budget with its best ppn, random-mcts-mcts, hard (Table 6.3)", ("mcts-budget",),
-            ("search", "budget"), lambda m: ("ORACLE" if m.oracle else "honest", m.value("budget")),
+            ("search", "budget"), lambda m: (_search(m), m.value("budget")),
             lambda p: ("honest", p.params["budget"]), MCTS_REASON,
             pick=_best_per(lambda m: (m.oracle, m.value("budget"))), detail=("best ppn", lambda m: m.value("ppn"))),
     Section("rl-q-macro", "Q-learning with macro actions, encoding 0 (Table 6.4)", ("rl-q-macro",),
@@ -328,7 +330,7 @@ def _figure(path: Path, draw: Callable) -> Path:
 
 def _lines(axes, trials: list[Measured], x: str, group: Callable[[Measured], str]) -> None:
     for name in sorted({group(m) for m in trials}):
-        points = sorted((m.value(x), m) for m in trials if group(m) == name)
+        points = sorted(((m.value(x), m) for m in trials if group(m) == name), key=lambda point: point[0])
         xs = [v for v, _ in points]
         below = [100 * (m.win_rate - m.low) for _, m in points]
         above = [100 * (m.high - m.win_rate) for _, m in points]
@@ -342,8 +344,7 @@ def write_figures(runs: dict[str, StudyRun], folder: Path) -> dict[str, Path]:
     ppn = runs.get("mcts-ppn")
     if ppn and ppn.trials:
         def draw_ppn(axes):
-            _lines(axes, ppn.trials, "ppn", lambda m: f"{'ORACLE' if m.oracle else 'honest'}, reduction "
-                                                       f"{'on' if m.value('reduction') else 'off'}")
+            _lines(axes, ppn.trials, "ppn", lambda m: f"{_search(m)}, reduction {_cell(m.value('reduction'))}")
             axes.set(xscale="log", xlabel="playouts per node (budget 200)", ylabel="win rate % (hard)",
                      title="random-mcts-mcts: win rate against ppn")
 
@@ -353,7 +354,7 @@ def write_figures(runs: dict[str, StudyRun], folder: Path) -> dict[str, Path]:
         best = _best_per(lambda m: (m.oracle, m.value("budget")))(budget.trials)
 
         def draw_budget(axes):
-            _lines(axes, best, "budget", lambda m: "ORACLE, best ppn" if m.oracle else "honest, best ppn")
+            _lines(axes, best, "budget", lambda m: f"{_search(m)}, best ppn")
             rows = sorted((p.params["budget"], p.win_rate) for p in PUBLISHED if p.experiment == "mcts-budget")
             axes.plot(*zip(*rows), "k--", marker="s", label="thesis (Table 6.3)")
             axes.set(xlabel="playouts per decision (budget)", ylabel="win rate % (hard)",
