@@ -64,6 +64,7 @@ key, the value and what is allowed (``SpecError``).
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 import tomllib
@@ -127,7 +128,7 @@ class StudySpec:
     source: str = "study"
     fixed: tuple[tuple[str, Any], ...] = ()
 
-    @property
+    @functools.cached_property
     def setups(self) -> tuple[Setup, ...]:
         """Every setup a trial can play (one unless the setup is searched)."""
         domain = self.domain("setup")
