@@ -22,10 +22,10 @@ determinization, so tree nodes keyed by them share statistics.
 """
 
 import numpy as np
-from numba import njit
 
 from agents.specs import REDUCE_DEFENSE, REDUCE_PLANNING, REDUCE_QUESTING
 from lotr_sim.cards import CARDS, COST, ENEMY_FIRST, LOCATION_FIRST, N_CARDS, WILLPOWER
+from lotr_sim.jit import allocating, inline_kernel, kernel
 from lotr_sim.layout import *  # noqa: F403  (the layout is a namespace of constants)
 from lotr_sim.legal import MAX_OPTIONS, decision_slots, enumerate_legal, product_size
 from lotr_sim.rng import below
@@ -53,19 +53,19 @@ FIRST_COPY = np.array([next(d.id for d in CARDS if d.name == c.name) for c in CA
 FIRST_COPY.flags.writeable = False
 
 
-@njit(cache=True, inline="always")
+@inline_kernel
 def chosen(act, card):
     return act[card] != NO_CHOICE
 
 
-@njit(cache=True)
+@kernel
 def put_digit(k0, k1, position, digit):
     if position < LOW_WORD_BITS:
         return k0 | (digit << position), k1
     return k0, k1 | (digit << (position - LOW_WORD_BITS + PHASE_BITS))
 
 
-@njit(cache=True)
+@kernel
 def get_digit(k0, k1, position, width):
     mask = (np.int64(1) << width) - 1
     if position < LOW_WORD_BITS:
@@ -73,7 +73,7 @@ def get_digit(k0, k1, position, width):
     return (k1 >> (position - LOW_WORD_BITS + PHASE_BITS)) & mask
 
 
-@njit(cache=True)
+@kernel
 def action_key(phase, act):
     """The key (k0, k1) of the action vector ``act`` for a decision in ``phase``."""
     k0 = np.int64(0)
@@ -95,12 +95,12 @@ def action_key(phase, act):
     return k0, k1
 
 
-@njit(cache=True)
+@kernel
 def key_phase(k1):
     return k1 & ((np.int64(1) << PHASE_BITS) - 1)
 
 
-@njit(cache=True)
+@kernel
 def key_action(k0, k1, act):
     """Fill ``act`` with the action vector of a key."""
     act[:] = NO_CHOICE
@@ -122,7 +122,7 @@ def key_action(k0, k1, act):
             m &= m - 1
 
 
-@njit(cache=True)
+@kernel
 def eligible_cards(S):
     """The cards a planning, questing or travel action chooses among."""
     phase = S[PHASE]
@@ -135,7 +135,7 @@ def eligible_cards(S):
     return np.int64(0)
 
 
-@njit(cache=True)
+@kernel
 def canonicalize(S, act):
     """Replace each chosen card by its lowest-id unchosen interchangeable copy."""
     phase = S[PHASE]
@@ -152,7 +152,7 @@ def canonicalize(S, act):
                 break
 
 
-@njit(cache=True)
+@kernel
 def is_canonical(S, act):
     phase = S[PHASE]
     if phase != PLANNING and phase != QUESTING and phase != TRAVEL:
@@ -166,13 +166,13 @@ def is_canonical(S, act):
     return True
 
 
-@njit(cache=True)
+@kernel
 def affordable_gandalf(S):
     m = S[ZONE_MASKS + HAND] & GANDALF_BITS
     return m != 0 and COST[lowest(m)] <= total_resources(S)
 
 
-@njit(cache=True)
+@kernel
 def willpower_of(mask):
     total = 0
     while mask:
@@ -181,7 +181,7 @@ def willpower_of(mask):
     return total
 
 
-@njit(cache=True)
+@kernel
 def reduced_out(S, act, row):
     """True when the action reduction enabled in the agent ``row`` discards ``act``."""
     phase = S[PHASE]
@@ -209,7 +209,7 @@ def reduced_out(S, act, row):
     return False
 
 
-@njit(cache=True)
+@kernel
 def is_candidate(S, act, row, scratch, err):
     """Whether ``act`` is a legal, canonical, not reduced-out action of ``S``."""
     if not is_canonical(S, act) or reduced_out(S, act, row):
@@ -218,7 +218,7 @@ def is_candidate(S, act, row, scratch, err):
     return apply_decision(scratch, act, err, None) == OK
 
 
-@njit(cache=True)
+@kernel
 def sample_action(S, rs, act, slots, options, n_options, scratch, err):
     """A uniformly drawn legal action (canonicalized); False if ``SAMPLE_TRIES`` draws were illegal."""
     n = decision_slots(S, slots, options, n_options)
@@ -233,7 +233,7 @@ def sample_action(S, rs, act, slots, options, n_options, scratch, err):
     return False
 
 
-@njit(cache=True)
+@kernel
 def add_key(keys, n, k0, k1):
     """Append (k0, k1) unless present; return the new count."""
     for i in range(n):
@@ -246,7 +246,7 @@ def add_key(keys, n, k0, k1):
     return n
 
 
-@njit(cache=True)
+@kernel
 def subset_candidates(S, row, keys, act):
     """Planning, questing and travel candidates by walking the subsets of the eligible cards."""
     phase = S[PHASE]
@@ -285,7 +285,7 @@ def subset_candidates(S, row, keys, act):
         subset = (subset - 1) & eligible
 
 
-@njit(cache=True)
+@allocating
 def enumerated_candidates(S, row, keys, act):
     """Defense and attack candidates by enumerating the legal actions."""
     slots, options, rows = enumerate_legal(S, ENUMERATION_LIMIT)
@@ -300,7 +300,7 @@ def enumerated_candidates(S, row, keys, act):
     return n
 
 
-@njit(cache=True)
+@allocating
 def sampled_candidates(S, row, rs, keys, act, scratch, err, attempts):
     """Up to ``attempts`` uniformly sampled distinct candidates, for decisions too large to enumerate."""
     slots = np.empty(N_CARDS, np.int64)
@@ -314,7 +314,7 @@ def sampled_candidates(S, row, rs, keys, act, scratch, err, attempts):
     return n
 
 
-@njit(cache=True)
+@allocating
 def too_large_to_enumerate(S):
     phase = S[PHASE]
     if phase == PLANNING or phase == QUESTING or phase == TRAVEL:
@@ -326,7 +326,7 @@ def too_large_to_enumerate(S):
     return product_size(n_options, n, ENUMERATION_LIMIT) > ENUMERATION_LIMIT
 
 
-@njit(cache=True)
+@kernel
 def collect_candidates(S, row, rs, keys, attempts, act, scratch, err):
     phase = S[PHASE]
     if too_large_to_enumerate(S):
@@ -336,7 +336,7 @@ def collect_candidates(S, row, rs, keys, attempts, act, scratch, err):
     return subset_candidates(S, row, keys, act)
 
 
-@njit(cache=True)
+@allocating
 def root_candidates(S, row, rs, keys, attempts, scratch, err):
     """Fill ``keys`` (rows of (k0, k1)) with the candidates of ``S``; return their number.
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from agents.flat_mc import flat_mc_decide
 from agents.mcts import mcts_decide
@@ -11,11 +10,12 @@ from agents.specs import EXPERT, FLAT_MC, KIND, MCTS, PYTHON, RANDOM, AgentSpec
 from lotr_sim import GameState, IllegalActionError
 from lotr_sim.actions import Action, decode
 from lotr_sim.cards import N_CARDS
+from lotr_sim.jit import kernel
 from lotr_sim.policies import policy_action
 from lotr_sim.rng import mix64
 
 
-@njit(cache=True)
+@kernel
 def decide(S, row, rs, act, scratch):
     """Fill ``act`` with the choice of the agent described by ``row`` (specs.py) for ``S``'s pending decision."""
     kind = np.int64(row[KIND])

@@ -17,7 +17,6 @@ from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
 
 import numpy as np
-from numba import njit
 
 from agents.batch import GameBatch
 from agents.games import N_STAGES, play_setup_games
@@ -25,6 +24,7 @@ from agents.setup import STAGES, Setup
 from agents.specs import PYTHON
 from agents.ticks import ticks
 from lotr_sim import layout as L
+from lotr_sim.jit import kernel
 from lotr_sim.rng import derive_seed
 from lotr_sim.state import parse_difficulty
 from lotr_sim.stats import normal_half_width, wilson_interval
@@ -35,7 +35,7 @@ FIRST_CHUNK_GAMES = 8
 WARM_UP_SEED = 2**64 - 1  # the warm-up game is dealt from it and discarded
 
 
-@njit(cache=True)
+@kernel
 def now_ticks():
     return ticks()
 

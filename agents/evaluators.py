@@ -8,29 +8,34 @@ search.
 """
 
 import numpy as np
-from numba import njit
 
 from agents.specs import PLAYOUT
+from lotr_sim.jit import allocating, kernel
 from lotr_sim.layout import *  # noqa: F403  (the layout is a namespace of constants)
 from lotr_sim.playout import play_out
 from lotr_sim.rules import copy_state, determinize
 
 
-@njit(cache=True)
+@kernel
 def terminal_value(S):
     return 1.0 if S[OUTCOME] == WIN else 0.0
 
 
-@njit(cache=True)
-def leaf_value(S, playouts, honest, row, rs, work, act, err, scratch):
-    """Mean outcome of ``playouts`` games played from ``S`` by the row's playout policy.
+@allocating
+def playout_policies(row):
+    """The ``policies`` argument of ``leaf_value``: the row's playout policy at every decision stage."""
+    return np.full(5, np.int64(row[PLAYOUT]))
+
+
+@kernel
+def leaf_value(S, playouts, honest, policies, rs, work, act, err, scratch):
+    """Mean outcome of ``playouts`` games played from ``S`` by ``policies`` (``playout_policies``).
 
     An honest evaluator re-draws the hidden deck orders before every playout;
     the oracle plays from the true order. ``S`` is left unchanged; ``work``
     is a state-sized array."""
     if S[PHASE] == GAME_OVER:
         return terminal_value(S)
-    policies = np.full(5, np.int64(row[PLAYOUT]))
     wins = 0
     for _ in range(playouts):
         copy_state(work, S)

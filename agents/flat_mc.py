@@ -7,17 +7,17 @@ the candidate listed first, the playout policy's choice leading).
 """
 
 import numpy as np
-from numba import njit
 
 from agents.action_space import ENUMERATION_LIMIT, key_action, root_candidates
-from agents.evaluators import leaf_value
+from agents.evaluators import leaf_value, playout_policies
 from agents.mcts import order_root
 from agents.specs import BUDGET, ORACLE
+from lotr_sim.jit import allocating
 from lotr_sim.layout import *  # noqa: F403  (the layout is a namespace of constants)
 from lotr_sim.rules import apply_action, copy_state, determinize
 
 
-@njit(cache=True)
+@allocating
 def flat_mc_decide(S, row, rs, act):
     """Fill ``act`` with flat Monte Carlo's choice for the pending decision of ``S`` (left unchanged)."""
     budget = np.int64(row[BUDGET])
@@ -26,6 +26,7 @@ def flat_mc_decide(S, row, rs, act):
     work = np.empty_like(S)
     D = np.empty_like(S)
     err = np.zeros(4, np.int64)
+    policies = playout_policies(row)
     root = S.copy()
     if honest:
         determinize(root, rs)
@@ -43,7 +44,7 @@ def flat_mc_decide(S, row, rs, act):
                 determinize(D, rs)
             key_action(keys[i, 0], keys[i, 1], act)
             apply_action(D, act, err, None)
-            wins += leaf_value(D, 1, honest, row, rs, work, act, err, scratch)
+            wins += leaf_value(D, 1, honest, policies, rs, work, act, err, scratch)
         if wins / per_candidate > best_mean:
             best_mean = wins / per_candidate
             best = i

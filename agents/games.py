@@ -8,21 +8,21 @@ agent.
 """
 
 import numpy as np
-from numba import njit
 
 from agents.decide import decide
 from agents.specs import KIND, PYTHON
 from agents.ticks import ticks
 from lotr_sim.cards import N_CARDS
+from lotr_sim.jit import allocating, kernel
 from lotr_sim.layout import *  # noqa: F403  (the layout is a namespace of constants)
 from lotr_sim.playout import AGENT_STREAM, decision_index
 from lotr_sim.rng import derive_seed, mix64
-from lotr_sim.rules import apply_action, new_state
+from lotr_sim.rules import apply_action, deal
 
 N_STAGES = 5
 
 
-@njit(cache=True)
+@kernel
 def seed_agents(deal, rs):
     """The agents' streams for a game dealt from ``deal``: row s of ``rs`` for stage s."""
     agent_seed = derive_seed(deal, AGENT_STREAM)
@@ -30,7 +30,7 @@ def seed_agents(deal, rs):
         rs[s, 0] = mix64(derive_seed(agent_seed, s))
 
 
-@njit(cache=True)
+@kernel
 def play_compiled_stages(S, rows, rs, act, err, scratch, stage_ticks, decisions):
     """Advance ``S`` with the compiled agents of ``rows`` until a decision of a Python agent
     (return its stage index) or the end of the game (return -1)."""
@@ -47,7 +47,7 @@ def play_compiled_stages(S, rows, rs, act, err, scratch, stage_ticks, decisions)
     return -1
 
 
-@njit(cache=True)
+@allocating
 def play_setup_games(difficulty, quest_stages, rows, seed, first, outcomes, rounds, game_ticks, stage_ticks, decisions):
     """Play games ``first .. first + len(outcomes) - 1`` of ``seed`` with the compiled agents ``rows``
     (5 x ROW_WIDTH).
@@ -58,11 +58,12 @@ def play_setup_games(difficulty, quest_stages, rows, seed, first, outcomes, roun
     err = np.zeros(4, np.int64)
     rs = np.empty((N_STAGES, 1), np.uint64)
     scratch = np.empty(STATE_SIZE, np.int64)
+    S = np.empty(STATE_SIZE, np.int64)
     for i in range(outcomes.shape[0]):
         start = ticks()
-        deal = derive_seed(seed, first + i)
-        S = new_state(difficulty, quest_stages, deal, None)
-        seed_agents(deal, rs)
+        deal_seed = derive_seed(seed, first + i)
+        deal(S, difficulty, quest_stages, deal_seed, None)
+        seed_agents(deal_seed, rs)
         if play_compiled_stages(S, rows, rs, act, err, scratch, stage_ticks, decisions) != -1:
             raise RuntimeError("play_setup_games takes compiled agents only")
         outcomes[i] = S[OUTCOME]
@@ -70,7 +71,7 @@ def play_setup_games(difficulty, quest_stages, rows, seed, first, outcomes, roun
         game_ticks[i] = ticks() - start
 
 
-@njit(cache=True)
+@allocating
 def advance_batch(states, active, rows, rs, waiting, stage_ticks, decisions):
     """``play_compiled_stages`` for every active game of a batch; ``waiting[i]`` gets its result."""
     act = np.empty(N_CARDS, np.int64)

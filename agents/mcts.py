@@ -25,7 +25,6 @@ touched: the search works on its own copies and returns an action only.
 """
 
 import numpy as np
-from numba import njit
 
 from agents.action_space import (
     ENUMERATION_LIMIT,
@@ -38,9 +37,10 @@ from agents.action_space import (
     root_candidates,
     sample_action,
 )
-from agents.evaluators import leaf_value
+from agents.evaluators import leaf_value, playout_policies
 from agents.specs import BUDGET, FINAL, ORACLE, PLAYOUT, PPN, C
 from lotr_sim.cards import N_CARDS
+from lotr_sim.jit import allocating, kernel
 from lotr_sim.layout import *  # noqa: F403  (the layout is a namespace of constants)
 from lotr_sim.legal import MAX_OPTIONS
 from lotr_sim.policies import policy_action
@@ -54,7 +54,7 @@ K0, K1, CHILD, SIBLING, VISITS, AVAIL = 0, 1, 2, 3, 4, 5
 FINAL_MOST_VISITS = 0
 
 
-@njit(cache=True)
+@kernel
 def add_child(T, V, n_nodes, node, k0, k1):
     """Create node ``n_nodes`` as a child of ``node`` with action key (k0, k1); return it."""
     T[n_nodes, K0] = k0
@@ -68,7 +68,7 @@ def add_child(T, V, n_nodes, node, k0, k1):
     return n_nodes
 
 
-@njit(cache=True)
+@kernel
 def find_child(T, node, k0, k1):
     child = T[node, CHILD]
     while child != NONE:
@@ -78,13 +78,13 @@ def find_child(T, node, k0, k1):
     return NONE
 
 
-@njit(cache=True)
+@kernel
 def ucb(T, V, child, c):
     n = T[child, VISITS]
     return V[child] / n + c * np.sqrt(2.0 * np.log(T[child, AVAIL]) / n)
 
 
-@njit(cache=True)
+@kernel
 def best_available(T, V, node, D, row, c, act, scratch, err):
     """Count availability of ``node``'s children in ``D``; return the best by UCB1 (NONE if none)."""
     best = NONE
@@ -103,7 +103,7 @@ def best_available(T, V, node, D, row, c, act, scratch, err):
     return best
 
 
-@njit(cache=True)
+@kernel
 def untried_action(T, node, D, row, rs, act, scratch, err, slots, options, n_options):
     """Fill ``act`` with a candidate of ``D`` that is not yet a child of ``node``, if one is
     found: the playout policy's choice, else one uniform draw."""
@@ -119,7 +119,7 @@ def untried_action(T, node, D, row, rs, act, scratch, err, slots, options, n_opt
     return False
 
 
-@njit(cache=True)
+@kernel
 def order_root(root, row, rs, keys, n, act, scratch, err):
     """Put the playout policy's choice first and the other root candidates in random order."""
     policy_action(root, np.int64(row[PLAYOUT]), rs, act, scratch)
@@ -144,7 +144,7 @@ def order_root(root, row, rs, keys, n, act, scratch, err):
     return n
 
 
-@njit(cache=True)
+@kernel
 def final_choice(T, V, row):
     best = NONE
     child = T[ROOT, CHILD]
@@ -165,7 +165,7 @@ def final_choice(T, V, row):
     return best
 
 
-@njit(cache=True)
+@allocating
 def mcts_decide(S, row, rs, act):
     """Fill ``act`` with the search's choice for the pending decision of ``S`` (left unchanged)."""
     ppn = np.int64(row[PPN])
@@ -176,6 +176,7 @@ def mcts_decide(S, row, rs, act):
     work = np.empty_like(S)
     D = np.empty_like(S)
     err = np.zeros(4, np.int64)
+    policies = playout_policies(row)
     slots = np.empty(N_CARDS, np.int64)
     options = np.empty((N_CARDS, MAX_OPTIONS), np.int64)
     n_options = np.empty(N_CARDS, np.int64)
@@ -230,7 +231,7 @@ def mcts_decide(S, row, rs, act):
             node = child
             if expanded:
                 break
-        value = leaf_value(D, ppn, honest, row, rs, work, act, err, scratch)
+        value = leaf_value(D, ppn, honest, policies, rs, work, act, err, scratch)
         for i in range(depth + 1):
             T[path[i], VISITS] += 1
             V[path[i]] += value

@@ -9,9 +9,9 @@ rejects illegal combinations, which is uniform over the legal set.
 """
 
 import numpy as np
-from numba import njit
 
 from lotr_sim.cards import COST, N_CARDS
+from lotr_sim.jit import allocating, kernel
 from lotr_sim.layout import *  # noqa: F403  (the layout is a namespace of constants)
 from lotr_sim.rng import below
 from lotr_sim.rules import LOCATION_BITS, apply_decision, copy_state, heroes, lowest, ready, total_resources
@@ -20,7 +20,7 @@ MAX_OPTIONS = 24
 TOO_MANY = -1
 
 
-@njit(cache=True)
+@kernel
 def decision_slots(S, slots, options, n_options):
     """Fill the slots of the pending decision; return their number."""
     phase = S[PHASE]
@@ -80,7 +80,7 @@ def decision_slots(S, slots, options, n_options):
     return n
 
 
-@njit(cache=True)
+@kernel
 def product_size(n_options, n, cap):
     """The product of the option counts, or ``cap + 1`` once it exceeds ``cap``."""
     size = 1
@@ -91,13 +91,13 @@ def product_size(n_options, n, cap):
     return size
 
 
-@njit(cache=True)
+@kernel
 def is_legal_vector(S, act, scratch, err):
     copy_state(scratch, S)
     return apply_decision(scratch, act, err, None) == OK
 
 
-@njit(cache=True)
+@allocating
 def enumerate_legal(S, limit):
     """All legal actions as option-index rows over the slots.
 
@@ -134,7 +134,7 @@ def enumerate_legal(S, limit):
     return slots[:n], options[:n], rows[:count]
 
 
-@njit(cache=True)
+@allocating
 def sample_legal(S, rs, act, max_tries, limit):
     """Fill ``act`` with a uniformly drawn legal action; return False if none was found.
 

@@ -1,7 +1,7 @@
 """Games played to their end by the compiled policies: the playouts of searches and ``GameState.play_out``."""
 
-from numba import njit
 
+from lotr_sim.jit import kernel
 from lotr_sim.layout import *  # noqa: F403  (the layout is a namespace of constants)
 from lotr_sim.policies import policy_action
 from lotr_sim.rules import apply_action
@@ -9,7 +9,7 @@ from lotr_sim.rules import apply_action
 AGENT_STREAM = 1  # the agents' random stream of a game: derive_seed(deal seed, AGENT_STREAM)
 
 
-@njit(cache=True)
+@kernel
 def decision_index(phase):
     """0..4 for planning, questing, travel, defense, attack."""
     if phase == PLANNING:
@@ -23,7 +23,7 @@ def decision_index(phase):
     return 4
 
 
-@njit(cache=True)
+@kernel
 def play_out(S, policies, rs, log, act, err, scratch):
     """Play ``S`` to the end in place, ``policies[decision_index]`` deciding; return the outcome.
 

@@ -9,7 +9,6 @@ named for the next. Ties are broken by the lower card id.
 """
 
 import numpy as np
-from numba import njit
 
 from lotr_sim.cards import (
     ATTACK as ATTACK_VALUE,
@@ -25,6 +24,7 @@ from lotr_sim.cards import (
 from lotr_sim.cards import (
     DEFENSE as DEFENSE_VALUE,
 )
+from lotr_sim.jit import inline_kernel, kernel
 from lotr_sim.layout import *  # noqa: F403  (the layout is a namespace of constants)
 from lotr_sim.rng import below
 from lotr_sim.rules import (
@@ -49,12 +49,12 @@ POLICY_NAMES = ("random", "expert")
 TOOK_BITS = (1 << WANDERING_TOOK_IDS[0]) | (1 << WANDERING_TOOK_IDS[1]) | (1 << WANDERING_TOOK_IDS[2])
 
 
-@njit(cache=True)
+@kernel
 def bit(card):
     return np.int64(1) << card
 
 
-@njit(cache=True)
+@kernel
 def random_subset(rs, mask, k):
     """A uniformly random k-card subset of ``mask`` (selection sampling)."""
     n = popcount(mask)
@@ -69,14 +69,14 @@ def random_subset(rs, mask, k):
     return chosen
 
 
-@njit(cache=True)
+@kernel
 def mark(act, mask):
     while mask:
         act[lowest(mask)] = 1
         mask &= mask - 1
 
 
-@njit(cache=True)
+@kernel
 def random_planning(S, rs, act):
     hand = S[ZONE_MASKS + HAND]
     n = popcount(hand)
@@ -90,13 +90,13 @@ def random_planning(S, rs, act):
             n -= 1
 
 
-@njit(cache=True)
+@kernel
 def random_questing(S, rs, act):
     available = ready(S)
     mark(act, random_subset(rs, available, below(rs, popcount(available) + 1)))
 
 
-@njit(cache=True)
+@kernel
 def random_travel(S, rs, act):
     locations = S[ZONE_MASKS + STAGING] & LOCATION_BITS
     n = popcount(locations)
@@ -105,7 +105,7 @@ def random_travel(S, rs, act):
         act[nth_card(locations, i)] = 1
 
 
-@njit(cache=True)
+@kernel
 def fill_after_loss(act, remaining, last_target):
     """Entries for the attacks left after the last hero fell: never resolved,
     they name that hero."""
@@ -115,7 +115,7 @@ def fill_after_loss(act, remaining, last_target):
         remaining &= remaining - 1
 
 
-@njit(cache=True)
+@kernel
 def random_defense(S, rs, act, scratch):
     copy_state(scratch, S)
     remaining = S[ZONE_MASKS + ENGAGED]
@@ -134,7 +134,7 @@ def random_defense(S, rs, act, scratch):
             return
 
 
-@njit(cache=True)
+@kernel
 def random_attack(S, rs, act, scratch):
     available = ready(S)
     attackers = random_subset(rs, available, below(rs, popcount(available) + 1))
@@ -152,7 +152,7 @@ def random_attack(S, rs, act, scratch):
         strike(scratch, c, target, None)
 
 
-@njit(cache=True)
+@kernel
 def expert_planning(S, rs, act):
     hand = S[ZONE_MASKS + HAND]
     gandalfs = hand & GANDALF_BITS
@@ -167,14 +167,14 @@ def expert_planning(S, rs, act):
         act[lowest(hand & TOOK_BITS)] = 1
 
 
-@njit(cache=True)
+@kernel
 def questing_key(card):
     if DEFENSE_VALUE[card] == 0:
         return 0.0
     return WILLPOWER[card] / DEFENSE_VALUE[card]
 
 
-@njit(cache=True)
+@kernel
 def expert_questing(S, rs, act):
     candidates = ready(S)
     needed = staging_threat(S) + 2
@@ -192,7 +192,7 @@ def expert_questing(S, rs, act):
         candidates &= ~bit(best)
 
 
-@njit(cache=True)
+@kernel
 def expert_travel(S, rs, act):
     m = S[ZONE_MASKS + STAGING] & LOCATION_BITS
     best = lowest(m)
@@ -204,7 +204,7 @@ def expert_travel(S, rs, act):
     act[best] = 1
 
 
-@njit(cache=True)
+@kernel
 def strongest(mask, values):
     """The card of ``mask`` with the highest value (the lowest id among equals)."""
     best = lowest(mask)
@@ -216,7 +216,7 @@ def strongest(mask, values):
     return best
 
 
-@njit(cache=True)
+@kernel
 def sturdiest_hero(S):
     """The hero in play with the most hitpoints left."""
     m = heroes(S)
@@ -229,7 +229,7 @@ def sturdiest_hero(S):
     return best
 
 
-@njit(cache=True)
+@kernel
 def expert_defense(S, rs, act, scratch):
     remaining = S[ZONE_MASKS + ENGAGED]
     available = ready(S)
@@ -242,7 +242,7 @@ def expert_defense(S, rs, act, scratch):
     resolve_defense(S, act, scratch)
 
 
-@njit(cache=True)
+@kernel
 def resolve_defense(S, act, scratch):
     """Complete a planned defense in ``act`` (a defender per enemy, or NO_CHOICE) into a legal
     action: attacks without a defender still in play go to the hero with the most hitpoints left,
@@ -260,7 +260,7 @@ def resolve_defense(S, act, scratch):
             return
 
 
-@njit(cache=True)
+@kernel
 def expert_attack(S, rs, act):
     remaining = S[ZONE_MASKS + ENGAGED]
     available = ready(S)
@@ -278,12 +278,12 @@ def expert_attack(S, rs, act):
         available &= ~bit(a)
 
 
-@njit(cache=True)
+@kernel
 def toughness(S, enemy):
     return DEFENSE_VALUE[enemy] + HITPOINTS[enemy] - S[DAMAGE + enemy]
 
 
-@njit(cache=True, inline="always")
+@inline_kernel
 def policy_action(S, policy, rs, act, scratch):
     """Fill ``act`` with ``policy``'s choice (RANDOM or EXPERT) for the pending decision.
 

@@ -5,14 +5,15 @@ agent's random stream is an explicit value, identical on every machine.
 """
 
 import numpy as np
-from numba import njit
+
+from lotr_sim.jit import inline_kernel, kernel
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _MIX1 = np.uint64(0xBF58476D1CE4E5B9)
 _MIX2 = np.uint64(0x94D049BB133111EB)
 
 
-@njit(cache=True)
+@kernel
 def mix64(z):
     """The SplitMix64 finaliser: a bijective scramble of a uint64."""
     z = np.uint64(z)
@@ -21,20 +22,20 @@ def mix64(z):
     return z ^ (z >> np.uint64(31))
 
 
-@njit(cache=True, inline="always")
+@inline_kernel
 def next_u64(rs):
     """Advance the stream ``rs`` (uint64[1]) and return 64 random bits."""
     rs[0] += _GOLDEN
     return mix64(rs[0])
 
 
-@njit(cache=True, inline="always")
+@inline_kernel
 def below(rs, n):
     """A uniform integer in [0, n) for 1 <= n < 2**31 (bias below 2**-31 * n)."""
     return np.int64(((next_u64(rs) >> np.uint64(32)) * np.uint64(n)) >> np.uint64(32))
 
 
-@njit(cache=True)
+@kernel
 def derive_seed(seed, index):
     """The seed of stream ``index`` under ``seed``: e.g. game i of an evaluation."""
     return mix64(np.uint64(seed) ^ mix64(np.uint64(index) + _GOLDEN))

@@ -1,6 +1,6 @@
 """The rules of RULES.md as compiled functions over the flat state array.
 
-``new_state`` deals a game and runs it to its first decision; ``apply_action``
+``new_state`` (``deal`` in place) deals a game and runs it to its first decision; ``apply_action``
 applies the decision encoded as an action vector (see ``layout``) and runs the
 rule-based phases and chance events up to the next decision with at least two
 legal actions (forced decisions are applied here). Every rule function takes
@@ -12,7 +12,6 @@ lowest set bit first, so cards are visited in id order.
 """
 
 import numpy as np
-from numba import njit
 
 from lotr_sim.cards import (
     ALLY,
@@ -41,6 +40,7 @@ from lotr_sim.cards import (
 from lotr_sim.cards import (
     DEFENSE as DEFENSE_VALUE,
 )
+from lotr_sim.jit import allocating, inline_kernel, kernel
 from lotr_sim.layout import *  # noqa: F403  (the layout is a namespace of constants)
 from lotr_sim.rng import below, mix64
 
@@ -56,13 +56,13 @@ _DEBRUIJN_INDEX[((np.uint64(1) << np.arange(64, dtype=np.uint64)) * _DEBRUIJN) >
 _DEBRUIJN_INDEX.flags.writeable = False
 
 
-@njit(cache=True)
+@kernel
 def lowest(mask):
     """The index of the lowest set bit of a non-zero mask."""
     return _DEBRUIJN_INDEX[(np.uint64(mask & -mask) * _DEBRUIJN) >> np.uint64(58)]
 
 
-@njit(cache=True)
+@kernel
 def popcount(mask):
     m = np.uint64(mask)
     m = m - ((m >> np.uint64(1)) & np.uint64(0x5555555555555555))
@@ -71,7 +71,7 @@ def popcount(mask):
     return np.int64((m * np.uint64(0x0101010101010101)) >> np.uint64(56))
 
 
-@njit(cache=True)
+@kernel
 def nth_card(mask, n):
     """The id of the n-th (from 0, in id order) card of a mask with more than n cards."""
     for _ in range(n):
@@ -79,31 +79,30 @@ def nth_card(mask, n):
     return lowest(mask)
 
 
-# Inlining (``inline="always"``): every array passed to a compiled call is
-# reference-counted with atomic instructions, which cost more than a tiny
-# helper's own work, and every separately compiled function pays a fixed
-# compile cost. So tiny helpers, and functions called from one or two places,
-# are inlined; functions called from many places stay separate, since an
-# inlined body is typed again at every call site.
+# Inlining (``inline_kernel``): a call costs more than a tiny helper's own
+# work, and every separately compiled function pays a fixed compile cost. So
+# tiny helpers, and functions called from one or two places, are inlined;
+# functions called from many places stay separate, since an inlined body is
+# typed again at every call site.
 
 
-@njit(cache=True, inline="always")
+@inline_kernel
 def in_zone(S, card, z):
     return (S[ZONE_MASKS + z] >> card) & 1 == 1
 
 
-@njit(cache=True, inline="always")
+@inline_kernel
 def ready(S):
     """The characters in play that are not exhausted."""
     return S[ZONE_MASKS + IN_PLAY] & ~S[EXHAUSTED_MASK]
 
 
-@njit(cache=True, inline="always")
+@inline_kernel
 def heroes(S):
     return S[ZONE_MASKS + IN_PLAY] & HERO_BITS
 
 
-@njit(cache=True, inline="always")
+@inline_kernel
 def move(S, card, to):
     bit = np.int64(1) << card
     for z in range(N_ZONES):
@@ -111,23 +110,23 @@ def move(S, card, to):
     S[ZONE_MASKS + to] |= bit
 
 
-@njit(cache=True, inline="always")
+@inline_kernel
 def exhaust(S, card):
     S[EXHAUSTED_MASK] |= np.int64(1) << card
 
 
-@njit(cache=True, inline="always")
+@inline_kernel
 def copy_state(dst, src):
     for i in range(src.shape[0]):  # faster than a slice assignment for arrays this small
         dst[i] = src[i]
 
 
-@njit(cache=True, inline="always")
+@inline_kernel
 def total_resources(S):
     return S[RESOURCES] + S[RESOURCES + 1] + S[RESOURCES + 2]
 
 
-@njit(cache=True)
+@kernel
 def staging_threat(S):
     total = 0
     m = S[ZONE_MASKS + STAGING]
@@ -137,7 +136,7 @@ def staging_threat(S):
     return total
 
 
-@njit(cache=True)
+@kernel
 def log_event(S, log, kind, a, b, c):
     if log is None:
         return
@@ -151,7 +150,7 @@ def log_event(S, log, kind, a, b, c):
         log[0, 0] = n
 
 
-@njit(cache=True)
+@kernel
 def fail(err, code, a, b, c):
     err[0] = code
     err[1] = a
@@ -160,14 +159,14 @@ def fail(err, code, a, b, c):
     return code
 
 
-@njit(cache=True)
+@kernel
 def end_game(S, outcome, log):
     S[OUTCOME] = outcome
     S[PHASE] = GAME_OVER
     log_event(S, log, EV_OUTCOME, outcome, 0, 0)
 
 
-@njit(cache=True, inline="always")
+@inline_kernel
 def raise_threat(S, amount, log):
     """Raise the threat; return True when it reaches the losing level."""
     S[THREAT_LEVEL] += amount
@@ -178,7 +177,7 @@ def raise_threat(S, amount, log):
     return False
 
 
-@njit(cache=True, inline="always")
+@inline_kernel
 def draw_card(S, log):
     top = S[PLAYER_TOP]
     if top >= PLAYER_DECK_SIZE:
@@ -190,7 +189,7 @@ def draw_card(S, log):
     log_event(S, log, EV_DRAW, card, 0, 0)
 
 
-@njit(cache=True)
+@kernel
 def shuffle_section(S, start, stop, rs):
     for i in range(stop - 1, start, -1):
         j = start + below(rs, i - start + 1)
@@ -199,10 +198,19 @@ def shuffle_section(S, start, stop, rs):
         S[j] = tmp
 
 
-@njit(cache=True)
+@allocating
 def new_state(difficulty, quest_stages, seed, log):
     """Deal a game from ``seed`` and run it to its first decision."""
-    S = np.zeros(STATE_SIZE, np.int64)
+    S = np.empty(STATE_SIZE, np.int64)
+    deal(S, difficulty, quest_stages, seed, log)
+    return S
+
+
+@allocating
+def deal(S, difficulty, quest_stages, seed, log):
+    """``new_state`` into the state-sized array ``S``."""
+    for i in range(STATE_SIZE):
+        S[i] = 0
     S[DIFFICULTY] = difficulty
     S[QUEST_STAGE_COUNT] = quest_stages
     S[THREAT_LEVEL] = STARTING_THREAT
@@ -232,10 +240,9 @@ def new_state(difficulty, quest_stages, seed, log):
         draw_card(S, log)
     S[PHASE] = RESOURCE_PHASE
     advance(S, log)
-    return S
 
 
-@njit(cache=True, inline="always")
+@inline_kernel
 def lay_out(S, start, mask):
     """Write the cards of ``mask`` in id order from index ``start``."""
     while mask:
@@ -244,7 +251,7 @@ def lay_out(S, start, mask):
         start += 1
 
 
-@njit(cache=True)
+@kernel
 def determinize(S, rs):
     """Re-draw the hidden order of both decks uniformly, in place.
 
@@ -256,7 +263,7 @@ def determinize(S, rs):
     shuffle_section(S, ENCOUNTER_DECK_ORDER + S[ENCOUNTER_TOP], ENCOUNTER_DECK_ORDER + S[ENCOUNTER_LEN], rs)
 
 
-@njit(cache=True, inline="always")
+@inline_kernel
 def can_buy_any(S):
     avail = total_resources(S)
     m = S[ZONE_MASKS + HAND]
@@ -267,7 +274,7 @@ def can_buy_any(S):
     return False
 
 
-@njit(cache=True, inline="always")
+@inline_kernel
 def destroy_if_dead(S, card, log):
     """Destroy a character or enemy whose damage reached its hitpoints."""
     if S[DAMAGE + card] < HITPOINTS[card]:
@@ -284,7 +291,7 @@ def destroy_if_dead(S, card, log):
     log_event(S, log, EV_DESTROYED, card, 0, 0)
 
 
-@njit(cache=True)
+@kernel
 def defend(S, enemy, target, log):
     """Resolve one enemy attack: ``target`` is a defender, or UNDEFENDED + hero.
 
@@ -306,7 +313,7 @@ def defend(S, enemy, target, log):
     return False
 
 
-@njit(cache=True)
+@kernel
 def strike(S, character, enemy, log):
     """Resolve one character's attack on an engaged enemy."""
     exhaust(S, character)
@@ -316,7 +323,7 @@ def strike(S, character, enemy, log):
     destroy_if_dead(S, enemy, log)
 
 
-@njit(cache=True)
+@kernel
 def apply_planning(S, act, err, log):
     avail = total_resources(S)
     for c in range(N_CARDS):
@@ -338,7 +345,7 @@ def apply_planning(S, act, err, log):
     return OK
 
 
-@njit(cache=True, inline="always")
+@inline_kernel
 def add_progress(S, progress, log):
     """Place questing progress; return True when the last quest stage is completed."""
     active = S[ZONE_MASKS + ACTIVE_LOCATION]
@@ -367,7 +374,7 @@ def add_progress(S, progress, log):
     return False
 
 
-@njit(cache=True)
+@kernel
 def apply_questing(S, act, err, log):
     willpower = 0
     available = ready(S)
@@ -401,7 +408,7 @@ def apply_questing(S, act, err, log):
     return OK
 
 
-@njit(cache=True)
+@kernel
 def apply_travel(S, act, err, log):
     chosen = -1
     staged = S[ZONE_MASKS + STAGING] & LOCATION_BITS
@@ -421,7 +428,7 @@ def apply_travel(S, act, err, log):
     return OK
 
 
-@njit(cache=True, inline="always")
+@inline_kernel
 def check_defense(S, act, err):
     """The checks of a defense action that do not depend on the order of resolution."""
     engaged = S[ZONE_MASKS + ENGAGED]
@@ -455,7 +462,7 @@ def check_defense(S, act, err):
     return OK
 
 
-@njit(cache=True)
+@kernel
 def apply_defense(S, act, err, log):
     if check_defense(S, act, err) != OK:
         return err[0]
@@ -475,7 +482,7 @@ def apply_defense(S, act, err, log):
     return OK
 
 
-@njit(cache=True)
+@kernel
 def apply_attack(S, act, err, log):
     available = ready(S)
     engaged = S[ZONE_MASKS + ENGAGED]
@@ -498,7 +505,7 @@ def apply_attack(S, act, err, log):
     return OK
 
 
-@njit(cache=True, inline="always")
+@inline_kernel
 def apply_decision(S, act, err, log):
     """Apply the pending decision's action vector without advancing the game."""
     err[0] = OK
@@ -516,7 +523,7 @@ def apply_decision(S, act, err, log):
     return fail(err, ERR_NOTHING_TO_DECIDE, phase, 0, 0)
 
 
-@njit(cache=True)
+@kernel
 def apply_action(S, act, err, log):
     """Apply the pending decision, then run the game to its next decision."""
     code = apply_decision(S, act, err, log)
@@ -525,7 +532,7 @@ def apply_action(S, act, err, log):
     return code
 
 
-@njit(cache=True, inline="always")
+@inline_kernel
 def forced_defense(S, log):
     """The only legal defense when no character is ready and one hero is left:
     every attack goes undefended to that hero."""
@@ -539,7 +546,7 @@ def forced_defense(S, log):
     S[PHASE] = ATTACK
 
 
-@njit(cache=True)
+@kernel
 def advance(S, log):
     """Run rule-based phases until a decision with a choice, or the game's end."""
     while True:

@@ -21,11 +21,11 @@ hitpoints left. Every decoder's result is legal by construction.
 """
 
 import numpy as np
-from numba import njit
 
 from lotr_sim.cards import ATTACK as ATTACK_VALUE
 from lotr_sim.cards import COST, HITPOINTS, N_CARDS, WILLPOWER
 from lotr_sim.cards import DEFENSE as DEFENSE_VALUE
+from lotr_sim.jit import allocating, kernel
 from lotr_sim.layout import *  # noqa: F403  (the layout is a namespace of constants)
 from lotr_sim.policies import resolve_defense, strongest
 from lotr_sim.rules import lowest, ready, staging_threat, total_resources
@@ -33,7 +33,7 @@ from lotr_sim.rules import lowest, ready, staging_threat, total_resources
 MACRO_ACTIONS = {"planning": 7, "questing": 7, "defense": 4}
 
 
-@njit(cache=True)
+@kernel
 def buy_in_order(S, hand, scores, act):
     """Buy the cards of ``hand`` from the highest score down, each if still affordable."""
     avail = total_resources(S)
@@ -45,7 +45,7 @@ def buy_in_order(S, hand, scores, act):
             avail -= COST[c]
 
 
-@njit(cache=True)
+@kernel
 def commit_in_order(S, scores, act):
     """Commit ready characters from the highest score down until willpower reaches the staging threat."""
     candidates = ready(S)
@@ -58,7 +58,7 @@ def commit_in_order(S, scores, act):
         committed += WILLPOWER[c]
 
 
-@njit(cache=True)
+@allocating
 def defend_in_order(S, defenders, defender_scores, skip_weakest, act, scratch):
     """The best-scored ``defenders`` meet the strongest attackers; the rest go undefended."""
     attackers = S[ZONE_MASKS + ENGAGED]
@@ -74,7 +74,7 @@ def defend_in_order(S, defenders, defender_scores, skip_weakest, act, scratch):
     resolve_defense(S, act, scratch)
 
 
-@njit(cache=True)
+@allocating
 def sturdiness(S):
     scores = np.zeros(N_CARDS)
     for c in range(N_CARDS):
@@ -82,7 +82,7 @@ def sturdiness(S):
     return scores
 
 
-@njit(cache=True)
+@allocating
 def macro_action(S, index, act, scratch):
     """Fill ``act`` with macro action ``index`` of the pending planning, questing or defense decision."""
     act[:] = NO_CHOICE
@@ -117,7 +117,7 @@ def macro_action(S, index, act, scratch):
         defend_in_order(S, defenders, scores, index == 1, act, scratch)
 
 
-@njit(cache=True)
+@kernel
 def direct_buy(S, order, act):
     """Buy the hand cards listed in ``order`` (card ids, -1 padded), in that order, while affordable."""
     act[:] = NO_CHOICE
@@ -129,7 +129,7 @@ def direct_buy(S, order, act):
             avail -= COST[c]
 
 
-@njit(cache=True)
+@kernel
 def direct_commit(S, chosen, act):
     """Commit the ready characters of the card mask ``chosen``."""
     act[:] = NO_CHOICE
@@ -139,20 +139,20 @@ def direct_commit(S, chosen, act):
         m &= m - 1
 
 
-@njit(cache=True)
+@allocating
 def direct_defend(S, volunteers, act, scratch):
     """The ready characters of ``volunteers`` defend, the sturdiest against the strongest attackers."""
     act[:] = NO_CHOICE
     defend_in_order(S, volunteers & ready(S), sturdiness(S), False, act, scratch)
 
 
-@njit(cache=True)
+@kernel
 def choice_context(S):
     """(hand, resources, ready characters) of ``S``: what a direct policy chooses among."""
     return S[ZONE_MASKS + HAND], total_resources(S), ready(S)
 
 
-@njit(cache=True)
+@allocating
 def macro_batch(states, indices, acts):
     """Row i of ``acts`` = macro action ``indices[i]`` of ``states[i]``."""
     scratch = np.empty(states.shape[1], np.int64)

@@ -13,9 +13,9 @@ Each is a float vector of card indicators followed by one integer feature:
 They read the visible state only.
 """
 
-from numba import njit
 
 from lotr_sim.cards import ALLY_FIRST, ENEMY_FIRST, LOCATION_FIRST, N_CARDS
+from lotr_sim.jit import kernel
 from lotr_sim.layout import *  # noqa: F403  (the layout is a namespace of constants)
 from lotr_sim.rules import ENEMY_BITS, LOCATION_BITS, lowest, ready, staging_threat, total_resources
 
@@ -33,7 +33,7 @@ def encoding_size(stage: str, encoding: int) -> int:
     return {"planning": PLANNING_SIZE, "defense": DEFENSE_SIZE}.get(stage) or QUESTING_SIZES[encoding]
 
 
-@njit(cache=True)
+@kernel
 def mark(out, offset, mask, first):
     """out[offset + c - first] = 1 for every card c of ``mask``."""
     while mask:
@@ -42,7 +42,7 @@ def mark(out, offset, mask, first):
         out[offset + c - first] = 1.0
 
 
-@njit(cache=True)
+@kernel
 def encode(S, encoding, out):
     """Fill ``out`` with the encoding of the pending decision of ``S`` (planning, questing or defense)."""
     out[:] = 0.0
@@ -73,7 +73,7 @@ def encode(S, encoding, out):
         out[N_CHARACTERS + N_ENEMIES] = S[ROUND]
 
 
-@njit(cache=True)
+@kernel
 def encode_batch(states, encoding, out):
     """Row i of ``out`` = the encoding of ``states[i]``."""
     for i in range(states.shape[0]):
