@@ -23,9 +23,9 @@ N_STAGES = 5
 
 
 @kernel
-def seed_agents(deal, rs):
-    """The agents' streams for a game dealt from ``deal``: row s of ``rs`` for stage s."""
-    agent_seed = derive_seed(deal, AGENT_STREAM)
+def seed_agents(deal_seed, rs):
+    """The agents' streams for a game dealt from ``deal_seed``: row s of ``rs`` for stage s."""
+    agent_seed = derive_seed(deal_seed, AGENT_STREAM)
     for s in range(N_STAGES):
         rs[s, 0] = mix64(derive_seed(agent_seed, s))
 
