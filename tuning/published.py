@@ -63,6 +63,16 @@ _T67 = (
 )
 _HUNDRED = "the text says 'only networks containing 100 neurons in the hidden layer prove effective', contrary to this"
 
+
+def _t66(label: str, shared: bool | None, encoding: int, win_rate: float, interval: float, equals: str = ""):
+    """A cell of Table 6.6 (ac-macro, hard); ``equals`` names the direct actor-critic best the figure equals."""
+    thesis = {None: "", True: "thesis: rl*-rl*-random; ", False: "thesis: rl**-rl**-random; "}[shared]
+    also = f"; equals {equals}, so possibly direct and tuned rather than macro" if equals else ""
+    params = {"algo": "ac-macro", "encoding": encoding} | ({} if shared is None else {"shared": shared})
+    return Published("Table 6.6", "rl-encodings", label, "hard", win_rate, interval, None, params,
+                     thesis + _T66 + also + "; " + _RL_N)
+
+
 PUBLISHED: tuple[Published, ...] = (
     # Table 3.2: random agent, 1,000 / 10,000 / 100,000 episodes.
     Published("Table 3.2", "random-baseline", "random-random-random", "easy", 55.4, 3.08, 1000),
@@ -250,36 +260,19 @@ PUBLISHED: tuple[Published, ...] = (
               {"algo": 'ac-macro', "encoding": 0}, _RL_N),
     # Table 6.6: state encodings 0-3, hard. Uncertain: the caption says macro actions, yet the encoding-2/3 bests
     # equal the direct actor-critic HPO results (92.9 = Table 6.7, 94.7 = Table 6.8, 95.3 = Table 6.9).
-    Published("Table 6.6", "rl-encodings", "random-rl-random", "hard", 34.2, 0.9, None,
-              {"algo": "ac-macro", "encoding": 0}, _T66 + "; " + _RL_N),
-    Published("Table 6.6", "rl-encodings", "random-rl-random", "hard", 27.5, 0.9, None,
-              {"algo": "ac-macro", "encoding": 1}, _T66 + "; " + _RL_N),
-    Published("Table 6.6", "rl-encodings", "random-rl-random", "hard", 92.9, 0.5, None,
-              {"algo": "ac-macro", "encoding": 2},
-              _T66 + "; equals Table 6.7's direct actor-critic best (100 neurons, lr 6.5e-4), so possibly direct "
-              "and tuned rather than macro; " + _RL_N),
-    Published("Table 6.6", "rl-encodings", "random-rl-random", "hard", 80.7, 0.8, None,
-              {"algo": "ac-macro", "encoding": 3}, _T66 + "; " + _RL_N),
-    Published("Table 6.6", "rl-encodings", "rl-rl-random", "hard", 47.8, 1.0, None,
-              {"algo": "ac-macro", "encoding": 0, "shared": True}, "thesis: rl*-rl*-random; " + _T66 + "; " + _RL_N),
-    Published("Table 6.6", "rl-encodings", "rl-rl-random", "hard", 61.5, 0.9, None,
-              {"algo": "ac-macro", "encoding": 1, "shared": True}, "thesis: rl*-rl*-random; " + _T66 + "; " + _RL_N),
-    Published("Table 6.6", "rl-encodings", "rl-rl-random", "hard", 94.7, 0.4, None,
-              {"algo": "ac-macro", "encoding": 2, "shared": True},
-              "thesis: rl*-rl*-random; " + _T66 + "; equals Table 6.8's direct actor-critic best, so possibly "
-              "direct and tuned rather than macro; " + _RL_N),
-    Published("Table 6.6", "rl-encodings", "rl-rl-random", "hard", 83.2, 0.7, None,
-              {"algo": "ac-macro", "encoding": 3, "shared": True}, "thesis: rl*-rl*-random; " + _T66 + "; " + _RL_N),
-    Published("Table 6.6", "rl-encodings", "rl-rl-random", "hard", 42.8, 1.0, None,
-              {"algo": "ac-macro", "encoding": 0, "shared": False}, "thesis: rl**-rl**-random; " + _T66 + "; " + _RL_N),
-    Published("Table 6.6", "rl-encodings", "rl-rl-random", "hard", 40.6, 1.0, None,
-              {"algo": "ac-macro", "encoding": 1, "shared": False}, "thesis: rl**-rl**-random; " + _T66 + "; " + _RL_N),
-    Published("Table 6.6", "rl-encodings", "rl-rl-random", "hard", 86.1, 0.7, None,
-              {"algo": "ac-macro", "encoding": 2, "shared": False}, "thesis: rl**-rl**-random; " + _T66 + "; " + _RL_N),
-    Published("Table 6.6", "rl-encodings", "rl-rl-random", "hard", 95.3, 0.4, None,
-              {"algo": "ac-macro", "encoding": 3, "shared": False},
-              "thesis: rl**-rl**-random; " + _T66 + "; equals Table 6.9's direct actor-critic best, so possibly "
-              "direct and tuned rather than macro; " + _RL_N),
+    _t66("random-rl-random", None, 0, 34.2, 0.9),
+    _t66("random-rl-random", None, 1, 27.5, 0.9),
+    _t66("random-rl-random", None, 2, 92.9, 0.5,
+         equals="Table 6.7's direct actor-critic best (100 neurons, lr 6.5e-4)"),
+    _t66("random-rl-random", None, 3, 80.7, 0.8),
+    _t66("rl-rl-random", True, 0, 47.8, 1.0),
+    _t66("rl-rl-random", True, 1, 61.5, 0.9),
+    _t66("rl-rl-random", True, 2, 94.7, 0.4, equals="Table 6.8's direct actor-critic best"),
+    _t66("rl-rl-random", True, 3, 83.2, 0.7),
+    _t66("rl-rl-random", False, 0, 42.8, 1.0),
+    _t66("rl-rl-random", False, 1, 40.6, 1.0),
+    _t66("rl-rl-random", False, 2, 86.1, 0.7),
+    _t66("rl-rl-random", False, 3, 95.3, 0.4, equals="Table 6.9's direct actor-critic best"),
     # Table 6.7: direct actor-critic after HPO, one RL agent (see _T67), hard.
     Published("Table 6.7", "rl-hpo-direct", "random-rl-random", "hard", 92.9, 0.5, None,
               {"algo": "ac-direct", "neurons": 100, "lr": 6.5e-4, "encoding": 2}, _T67 + "; " + _RL_N),
