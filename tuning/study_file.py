@@ -292,8 +292,8 @@ def parse_study(data: dict, source: str = "study") -> StudySpec:
         raise SpecError(f"{source}: search.sampler = 'hyperopt' takes one objective; use tpe for {metrics}")
     n_trials = search["n_trials"]
     if search["sampler"] == "grid":
-        if any(d.kind != "choice" for d in space):
-            wrong = next(d.name for d in space if d.kind != "choice")
+        wrong = next((d.name for d in space if d.kind != "choice"), None)
+        if wrong is not None:
             where = f"{source}: space.{wrong} is invalid for search.sampler = 'grid'"
             raise SpecError(f"{where}; expected {{ choice = [...] }}")
         size = math.prod(len(d.choices) for d in space)
