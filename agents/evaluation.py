@@ -4,8 +4,9 @@
 ``seed``; game i is dealt from ``derive_seed(seed, i)`` in every run (common
 random numbers across setups, see ``games``), so per-game outcomes are
 identical for any number of workers. Games run in chunks sized to take about
-``CHUNK_SECONDS``; Ctrl-C stops after the running chunks and reports the games
-finished.
+``CHUNK_SECONDS``. Ctrl-C (or SIGTERM) stops after the running chunks: the
+evaluation raises ``Interrupted`` carrying the games finished as its
+``partial`` (never a result that looks complete).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import numpy as np
 
 from agents.batch import GameBatch
 from agents.games import N_STAGES, play_setup_games
+from agents.interruption import Interrupted, quiet_child
 from agents.setup import STAGES, Setup
 from agents.specs import PYTHON
 from agents.ticks import ticks
@@ -212,7 +214,8 @@ def evaluate_setup(
 
     ``on_chunk(game_ids, outcomes)`` is called as chunks of games (at most ``max_chunk``) finish, in
     game order with one worker; an exception it raises stops the evaluation and propagates (a
-    tuning pruner's)."""
+    tuning pruner's). Ctrl-C or SIGTERM raises ``Interrupted`` whose ``partial`` is the Evaluation of
+    the games finished (marked ``interrupted``)."""
     setup = Setup.parse(setup) if isinstance(setup, str) else setup
     level = parse_difficulty(difficulty)
     if games < 1:
@@ -225,7 +228,6 @@ def evaluate_setup(
     results: dict[int, tuple] = {}
     play_chunk(setup, level, quest_stages, WARM_UP_SEED, 0, 1)  # compile or load the code, load networks: untimed
     bar = progress_bar(games, progress)
-    interrupted = False
     start = time.perf_counter()
 
     def record(first: int, result: tuple) -> None:
@@ -243,7 +245,7 @@ def evaluate_setup(
             while (chunk := chunks.take()) is not None:
                 record(chunk[0], play_chunk(*args, *chunk))
         else:
-            with ProcessPoolExecutor(workers) as pool:
+            with ProcessPoolExecutor(workers, initializer=quiet_child) as pool:
                 pending = {}
 
                 def submit() -> None:
@@ -261,12 +263,13 @@ def evaluate_setup(
                     for future in pending:
                         future.cancel()
                     raise
-    except KeyboardInterrupt:
-        interrupted = True
-    seconds = time.perf_counter() - start
-    if bar is not None:
-        bar.close()
-    return _summarise(setup, difficulty, seed, workers, interrupted, seconds, results)
+    except KeyboardInterrupt as stop:
+        partial = _summarise(setup, difficulty, seed, workers, True, time.perf_counter() - start, results)
+        raise Interrupted.of(stop, partial) from None
+    finally:
+        if bar is not None:
+            bar.close()
+    return _summarise(setup, difficulty, seed, workers, False, time.perf_counter() - start, results)
 
 
 def _summarise(setup, difficulty, seed, workers, interrupted, seconds, results) -> Evaluation:

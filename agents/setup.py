@@ -189,7 +189,9 @@ class Setup:
         moved = {}
         for weights in self.weights_files:
             moved[str(weights)] = str((path.parent / f"{path.stem}.{weights.name}").resolve())
-            shutil.copy(weights, moved[str(weights)])
+            partial = f"{moved[str(weights)]}.partial"
+            shutil.copy(weights, partial)
+            os.replace(partial, moved[str(weights)])
         Setup(*[
             spec.with_params(stage, weights=moved[spec["weights"]]) if spec.as_dict().get("weights") else spec
             for stage, spec in zip(STAGES, self.agents)
@@ -279,7 +281,8 @@ class Setup:
         return data
 
     def dump(self, path: str | Path, metadata: dict | None = None) -> None:
-        """Write the configuration (``to_mapping``) as TOML or JSON, by the file's suffix."""
+        """Write the configuration (``to_mapping``) as TOML or JSON, by the file's suffix; atomically (a file
+        beside it moved into place), so that a kill never leaves half a configuration."""
         data = self.to_mapping(metadata)
         for stage in STAGES:  # weights relative to the file, so that the folder can move
             if data[stage].get("weights"):
@@ -288,7 +291,9 @@ class Setup:
             text = tomli_w.dumps(data)
         else:
             text = json.dumps(data, indent=2) + "\n"
-        Path(path).write_text(text, encoding="utf-8")
+        partial = Path(f"{path}.partial")
+        partial.write_text(text, encoding="utf-8")
+        os.replace(partial, path)
 
 
 def parse_assignment(text: str) -> tuple[str, Any]:

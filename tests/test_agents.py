@@ -8,6 +8,7 @@ from conftest import run_cli
 
 from agents.decide import Agent, decide
 from agents.evaluation import evaluate_setup
+from agents.interruption import Interrupted
 from agents.play import play_traced_game, stage_agents
 from agents.setup import Setup
 from agents.specs import AgentSpec
@@ -181,7 +182,7 @@ def test_agents_use_only_their_own_seeded_stream():
     assert len({Agent(spec, seed=s).act(game) for s in range(30)}) > 1
 
 
-def test_ctrl_c_stops_cleanly_and_reports_the_games_finished(monkeypatch):
+def test_ctrl_c_raises_with_the_games_finished_in_game_order(monkeypatch):
     import agents.evaluation as evaluation
 
     calls = []
@@ -195,7 +196,9 @@ def test_ctrl_c_stops_cleanly_and_reports_the_games_finished(monkeypatch):
         return real(*args)
 
     monkeypatch.setattr(evaluation, "play_chunk", interrupted_on_third_chunk)
-    result = evaluate_setup("random-random-random", "hard", games=100_000, seed=1)
+    with pytest.raises(Interrupted) as stop:  # never a result that looks complete
+        evaluate_setup("random-random-random", "hard", games=100_000, seed=1)
+    result = stop.value.partial
     finished = sum(args[-1] for args in calls[:2])
     assert result.interrupted and result.games == finished == result.game_ids.size
     assert np.array_equal(result.game_ids, np.arange(finished))

@@ -27,7 +27,7 @@ setup = { choice = ["random-random-random", "random-mcts-random"] }
 difficulty = { choice = ["easy", "hard"] }
 [objective]
 games = 30
-[holdout]
+[validation]
 top_k = 0
 [search]
 sampler = "grid"
@@ -54,7 +54,7 @@ def grid_table(**changes) -> dict:
 @pytest.mark.parametrize("path", STUDIES, ids=[p.stem for p in STUDIES])
 def test_every_study_file_validates(path):
     spec = load_study(path)
-    assert spec.name == path.stem and spec.resolved()
+    assert spec.name == path.stem and spec.resolved("sqlite:///x.db", "sqlite:///mlflow.db")
 
 
 def test_the_thesis_experiments_each_have_a_study_file():
@@ -92,7 +92,7 @@ def test_a_grid_over_setups_and_difficulties_runs_every_combination_once_and_res
     assert by_point["random-random-random", "easy"] > by_point["random-random-random", "hard"]  # difficulty changed
     assert run_study(spec).complete == 4  # nothing left to run
     code, _, err = run_cli(capsys, "tune", "export", str(path), "--out", "best.toml")
-    assert code == 2 and "no held-out best yet" in err and not (in_tmp / "best.toml").exists()  # top_k = 0
+    assert code == 2 and "no trial chosen yet" in err and not (in_tmp / "best.toml").exists()  # top_k = 0
     assert len(optuna.load_study(study_name="grid", storage="sqlite:///grid.db").trials) == 5
 
 
@@ -112,7 +112,7 @@ def test_a_grid_over_setups_and_difficulties_runs_every_combination_once_and_res
         ({"space": {"setup": {"choice": ["random-mcts-mcts"]}, "difficulty": {"choice": ["hard"]},
                     "c": {"float": [0.5, 1.0]}}}, "space.c is invalid for search.sampler = 'grid'"),
         ({"search.n_trials": 5}, "search.n_trials = 5 is invalid; the grid has 4 combinations"),
-        ({"holdout.top_k": -1}, "holdout.top_k = -1 is invalid"),
+        ({"validation.top_k": -1}, "validation.top_k = -1 is invalid"),
     ],
 )
 def test_bad_grid_studies_are_one_line_errors(changes, message):
@@ -148,7 +148,7 @@ def test_the_report_puts_our_figures_next_to_the_thesis(in_tmp, capsys):
         difficulty = { choice = ["easy", "medium", "hard"] }
         [objective]
         games = 400
-        [holdout]
+        [validation]
         top_k = 0
         [search]
         sampler = "grid"
@@ -179,9 +179,9 @@ def test_report_without_study_files_is_a_one_line_error(in_tmp, capsys):
 def test_a_study_on_another_mlflow_store_leaves_the_default_to_the_next(in_tmp, monkeypatch):
     monkeypatch.delenv("MLFLOW_TRACKING_URI", raising=False)
     first = in_tmp / "first.toml"
-    first.write_text(GRID_STUDY.replace('name = "grid"', 'name = "first"').replace("top_k = 0", "top_k = 1\ngames = 10")
+    first.write_text(GRID_STUDY.replace('name = "grid"', 'name = "first"').replace("top_k = 0", "top_k = 1\ngames = 10\n[test]\ngames = 10")
                      + '[mlflow]\ntracking_uri = "sqlite:///elsewhere.db"\n')
-    assert run_study(load_study(first)).model_uri == "models:/first@best"  # registered on elsewhere.db
+    assert run_study(load_study(first)).selection["model"] == "models:/first/1"  # registered on elsewhere.db
     assert "MLFLOW_TRACKING_URI" not in os.environ
     second = in_tmp / "grid.toml"
     second.write_text(GRID_STUDY)
@@ -223,36 +223,37 @@ def test_the_best_agent_claim_needs_its_whole_interval_above_the_thesis():
     spec = load_study(next(p for p in STUDIES if p.stem == "best-hard"))
 
     def claim(low, high):
-        holdout = {"win_rate": (low + high) / 2, "wilson_95": [low, high], "games": 10_000}
+        test = {"win_rate": (low + high) / 2, "wilson_95": [low, high], "games": 10_000, "seed": 2000003}
+        validation = {"win_rate": 0.97, "wilson_95": [0.965, 0.975], "games": 10_000, "seed": 1000003}
         best = Measured("best-hard", 7, "rl-rl-rl", False, "hard", {}, Setup.parse("rl-rl-expert-rl-expert"),
-                        0.97, 0.96, 0.98, 2000, 0.0001, holdout=holdout)
+                        0.97, 0.96, 0.98, 2000, 0.0001, chosen={"test": test, "validation": validation})
         return "\n".join(best_markdown(StudyRun(spec, [best])))
 
     assert "our interval is above 95.3" in claim(0.955, 0.962)
     assert "our interval is not above 95.3" in claim(0.950, 0.957)  # the point above, the interval not
-    assert "--games 10000 --seed 1000003" in claim(0.955, 0.962)
+    assert "--games 10000 --seed 2000003" in claim(0.955, 0.962)
     assert "not run" in "\n".join(best_markdown(StudyRun(spec, None)))
 
 
 def test_the_default_store_is_the_one_that_already_holds_the_study(in_tmp, capsys):
-    from tuning.orchestrator import storage_for
+    from tuning.storage import storage_for
 
     path = in_tmp / "grid.toml"
     path.write_text(GRID_STUDY)
     spec = load_study(path)
     code, _, err = run_cli(capsys, "tune", "export", str(path), "--out", "best.toml")
     assert code == 2 and "grid.db does not exist" in err and not (in_tmp / "grid.db").exists()  # nothing created
-    assert storage_for(spec, None, 1) == "sqlite:///grid.db" and storage_for(spec, None, 2) == "journal:grid.journal"
+    assert storage_for(spec.name, None, 1) == "sqlite:///grid.db" and storage_for(spec.name, None, 2) == "journal:grid.journal"
     (in_tmp / "grid.journal").touch()  # a run with 2 workers: resumed, exported and reported from its journal
-    assert storage_for(spec, None, 1) == "journal:grid.journal"
+    assert storage_for(spec.name, None, 1) == "journal:grid.journal"
     (in_tmp / "grid.journal").unlink()
     (in_tmp / "grid.db").touch()
     with pytest.raises(SpecError, match="SQLite, one worker at a time"):
-        storage_for(spec, None, 2)
+        storage_for(spec.name, None, 2)
 
 
 def test_the_shipped_best_agent_beats_the_thesis_on_fresh_deals():
-    """studies/best: the export of study best-hard (held out: 98.1% on 10,000 deals of seed 1000003)."""
+    """studies/best: the export of study best-hard (test: 97.8% on 10,000 deals of seed 2000003)."""
     from agents.evaluation import evaluate_setup
     from agents.setup import Setup
 

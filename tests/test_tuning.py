@@ -18,7 +18,8 @@ from optuna.trial import TrialState
 from agents.evaluation import evaluate_setup
 from agents.setup import Setup
 from agents.specs import SpecError
-from tuning.orchestrator import open_study, run_study, storage_for
+from tuning.orchestrator import open_study, run_study
+from tuning.storage import storage_for
 from tuning.study_file import load_study, parse_study
 
 POSTGRES = "postgresql://postgres@127.0.0.1:5432/test"
@@ -34,8 +35,10 @@ budget = {{ int = [20, 100], step = 20 }}
 c = {{ float = [0.3, 2.0], log = true }}
 [objective]
 games = {games}
-[holdout]
+[validation]
 top_k = 2
+games = 100
+[test]
 games = 100
 [search]
 n_trials = {trials}
@@ -75,26 +78,59 @@ def test_a_two_trial_study_end_to_end_on_the_default_stores(in_tmp):
     assert child.data.tags["setup"] == "random-mcts-mcts" and child.data.tags["code_version"]
     assert [a.path for a in client.list_artifacts(child.info.run_id)] == ["agent.toml"]
     history = client.get_metric_history(child.info.run_id, "intermediate_win_rate")
-    assert len(history) == 40 and history[-1].value == pytest.approx(child.data.metrics["win_rate"])  # per game
-    parent_metrics = client.get_run(parent[0].info.run_id).data.metrics
-    assert {"best_search_win_rate", "best_holdout_win_rate", "best_holdout_low", "best_trial"} <= set(parent_metrics)
+    assert len(history) == 20 and history[-1].value == pytest.approx(child.data.metrics["win_rate"])  # running rate
+    assert all(0 < h.value < 1 for h in history[5:]) and [h.step for h in history][:2] == [2, 4]
+    assert study.metric_names == ["win_rate"]
+    # One answer to "which is best": the study's record, the parent run, the registry version and the export
+    chosen = study.user_attrs["selection"]
+    assert chosen["test"]["seed"] == 2000003 and chosen["validation"]["seed"] == 1000003
+    complete = {t.number for t in study.trials if t.state == TrialState.COMPLETE}
+    assert chosen["test"]["games"] == 100 and set(chosen["candidates"]) == complete and chosen["trial"] in complete
+    parent_run = client.get_run(parent[0].info.run_id)
+    assert parent_run.data.metrics["chosen_trial"] == chosen["trial"]
+    assert parent_run.data.metrics["test_win_rate"] == pytest.approx(chosen["test"]["win_rate"])
+    assert parent_run.data.metrics["validation_win_rate"] == pytest.approx(chosen["validation"]["win_rate"])
+    for n in chosen["candidates"]:  # every candidate's validation figure, on the parent and its own run
+        run = client.get_run(study.trials[n].user_attrs["mlflow_run"])
+        assert run.data.metrics["validation_win_rate"] == pytest.approx(parent_run.data.metrics[f"validation_win_rate.trial-{n}"])
+    chosen_run = client.get_run(chosen["mlflow_run"])
+    assert chosen_run.info.run_name == f"trial-{chosen['trial']}" and "test_win_rate" in chosen_run.data.metrics
     assert "s-best.toml" in [a.path for a in client.list_artifacts(parent[0].info.run_id)]
     figures = {a.path for a in client.list_artifacts(parent[0].info.run_id, "figures")}
     assert {"figures/trials.csv", "figures/optimization_history.png", "figures/optimization_history.html"} <= figures
+    version = client.get_model_version_by_alias("s", "best")
+    assert chosen["model"] == f"models:/s/{version.version}"
+    assert version.tags["trial"] == str(chosen["trial"]) and version.tags["test_seed"] == "2000003"
+    assert float(version.tags["test_win_rate"]) == pytest.approx(chosen["test"]["win_rate"])
+    assert f"trial {chosen['trial']}" in version.description and "test win rate" in version.description
     best = Setup.load(in_tmp / "s-best.toml")
     assert best.questing["ppn"] == 10 and best.questing["budget"] in (20, 40, 60, 80, 100)
     assert evaluate_setup(best, "hard", 10).games == 10
-    text = (in_tmp / "s-best.toml").read_text()
-    assert "holdout_win_rate" in text and "search_win_rate" in text and "code_version" in text
+    metadata = Setup.read_mapping(in_tmp / "s-best.toml")["metadata"]
+    assert metadata["trial"] == chosen["trial"] and metadata["model"] == chosen["model"]
+    assert metadata["test_win_rate"] == chosen["test"]["win_rate"] and metadata["mlflow_run"] == chosen["mlflow_run"]
+    assert metadata["code_version"] == study.trials[chosen["trial"]].user_attrs["code_version"]
+    assert metadata["trial_started"] == study.trials[chosen["trial"]].user_attrs["started"]
     import mlflow.pyfunc
     import pandas as pd
 
     from lotr_sim import GameState
 
     model = mlflow.pyfunc.load_model("models:/s@best")
+    assert model.metadata.get_input_schema().input_names() == ["state"]
     games = [GameState("hard", seed=s) for s in range(3)]
     actions = model.predict(pd.DataFrame({"state": [g.to_json() for g in games]}))
     assert [a["stage"] for a in actions] == [g.stage.label for g in games]
+    for frame, message in ((pd.DataFrame({"State": ["{}"]}), "input has no column 'state'; give a frame"),
+                           (pd.DataFrame({"state": ["not json"]}), "state JSON: not valid JSON")):
+        with pytest.raises(ValueError, match=message) as error:
+            model.predict(frame)
+        assert "\n" not in str(error.value)
+    # Run again: finished, nothing played, nothing registered again
+    again = run_study(load_study(in_tmp / "s.toml"))
+    assert again.already_finished and "already finished" in again.report()
+    assert len(client.search_model_versions("name = 's'")) == 1
+    assert len([r for r in client.search_runs([experiment.experiment_id]) if "mlflow.parentRunId" not in r.data.tags]) == 1
 
 
 def test_export_writes_the_best_as_toml_or_json(in_tmp, capsys):
@@ -129,7 +165,7 @@ def test_pruning_stops_a_bad_configuration_early(in_tmp):
     data = tomllib_load(write_study(in_tmp, name="p", games=200, trials=2, pruner="wilcoxon"))
     data["space"] = {"budget": {"choice": [100, 1]}, "playout": {"choice": ["random", "expert"]}}
     spec = parse_study(data, "p.toml")
-    study = open_study(spec, storage_for(spec, None, 1))
+    study = open_study(spec, storage_for(spec.name, None, 1))
     study.enqueue_trial({"budget": 100, "playout": "random"})
     study.enqueue_trial({"budget": 1, "playout": "expert"})  # plays the expert questing rule: no wins on hard
     result = run_study(spec)
@@ -149,7 +185,7 @@ def test_resume_keeps_finished_trials_and_retries_the_interrupted_one(in_tmp):
     path = write_study(in_tmp, name="r", games=10, trials=2)
     run_study(load_study(path))
     spec = load_study(path)
-    study = open_study(spec, storage_for(spec, None, 1))
+    study = open_study(spec, storage_for(spec.name, None, 1))
     study.ask()  # a trial left running, as by a killed run
     result = run_study(spec, n_trials=3)
     states = [t.state for t in optuna.load_study(study_name="r", storage="sqlite:///r.db").trials]
@@ -193,7 +229,11 @@ def test_distributed_workers_on_postgresql_meet_the_budget_exactly(in_tmp):
         (lambda d: d["space"].update(budget={"int": [100, 20]}), "space.budget.int = [100, 20] is invalid"),
         (lambda d: d["space"].update(budget={"choice": []}), "space.budget.choice = [] is invalid"),
         (lambda d: d["space"].update(depth={"int": [1, 3]}), "no stage of random-mcts-mcts has parameter 'depth'"),
-        (lambda d: d["space"].update(ppn={"int": [0, 3]}), "ppn = 0 is invalid"),
+        (lambda d: d["space"].update(budget={"int": [0, 3]}), "budget = 0 is invalid"),
+        (lambda d: d["space"].update(ppn={"int": [1, 3]}), "ppn is both in [fixed] and in [space]; keep one of them"),
+        (lambda d: d.update(test={"seed": 0}), "objective.seed and test.seed are both 0; the search, validation and"),
+        (lambda d: d.update(validation={"seed": 5}, test={"seed": 5}), "validation.seed and test.seed are both 5"),
+        (lambda d: d.update(holdout=d.pop("validation")), "[holdout] is now [validation]"),
         (lambda d: d["search"].update(sampler="cmaes"),
          "search.sampler = 'cmaes' is invalid; expected one of tpe, hyperopt, random, grid"),
         (lambda d: d["objective"].update(games=0), "objective.games = 0 is invalid; expected a positive integer"),
@@ -215,7 +255,7 @@ def test_cli_errors_exit_2_and_write_nothing(in_tmp, capsys):
     assert code == 2 and "difficulty = 'nightmare'" in err and len(err.strip().splitlines()) == 1
     code, out, err = run_cli(capsys, "tune", "run", str(write_study(in_tmp, name="u")), "--storage",
                              "postgresql://nobody@127.0.0.1:1/none")
-    assert code == 2 and "cannot open the study" in err and len(err.strip().splitlines()) == 1
+    assert code == 2 and "postgresql://nobody@127.0.0.1:1/none: unreachable" in err and len(err.strip().splitlines()) == 1
     assert sorted(p.name for p in in_tmp.iterdir()) == ["s.toml", "u.toml"]
 
 
@@ -251,8 +291,10 @@ def test_an_rl_study_trains_then_evaluates_and_logs_the_learning_curve(in_tmp):
         neurons = { choice = [50, 100] }
         [objective]
         games = 20
-        [holdout]
+        [validation]
         top_k = 1
+        games = 50
+        [test]
         games = 50
         [training]
         episodes = 200
@@ -328,3 +370,26 @@ def start_mlflow_server(backend: str, folder):
             time.sleep(0.5)
     server.kill()
     pytest.fail("mlflow server did not start within 60 s")
+
+
+def test_dry_run_names_the_fixed_values_and_checks_the_stores(in_tmp, capsys):
+    path = write_study(in_tmp, name="n", games=10, trials=1)
+    code, out, _ = run_cli(capsys, "tune", "run", str(path), "--dry-run")
+    assert code == 0 and "fixed: ppn = 10" in out and "storage: sqlite:///n.db" in out
+    assert f"MLflow: sqlite:///{in_tmp}/mlflow.db" in out and "test: the chosen one on 100 games of seed 2000003" in out
+    assert sorted(p.name for p in in_tmp.iterdir()) == ["n.toml"]  # nothing created
+    path.write_text(path.read_text() + '[mlflow]\ntracking_uri = "http://127.0.0.1:1"\n')
+    code, _, err = run_cli(capsys, "tune", "run", str(path), "--dry-run")
+    assert code == 2 and "http://127.0.0.1:1" in err and len(err.strip().splitlines()) == 1
+
+
+def test_export_takes_a_study_name_and_writes_the_chosen_trial_from_the_record(in_tmp, capsys):
+    path = write_study(in_tmp, name="n", games=10, trials=2)
+    code, _, err = run_cli(capsys, "tune", "export", "n", "--out", "best.json")
+    assert code == 2 and "n.db does not exist" in err and len(err.strip().splitlines()) == 1
+    chosen = run_study(load_study(path)).selection
+    code, out, _ = run_cli(capsys, "tune", "export", "n", "--out", "best.json")
+    assert code == 0 and "exported best.json" in out
+    metadata = json.loads((in_tmp / "best.json").read_text())["metadata"]
+    assert metadata["trial"] == chosen["trial"] and metadata["test_win_rate"] == chosen["test"]["win_rate"]
+    assert Setup.load(in_tmp / "best.json") == Setup.load(in_tmp / "n-best.toml")

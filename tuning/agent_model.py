@@ -18,6 +18,9 @@ from pathlib import Path
 
 import mlflow
 import mlflow.pyfunc
+from mlflow.models import ModelSignature
+from mlflow.types import ColSpec, ParamSchema, ParamSpec, Schema
+from mlflow.types.schema import Object, Property
 
 
 class AgentModel(mlflow.pyfunc.PythonModel):
@@ -33,6 +36,9 @@ class AgentModel(mlflow.pyfunc.PythonModel):
         from agents.setup import STAGES
         from lotr_sim import GameState
 
+        if "state" not in getattr(model_input, "columns", ()):
+            raise ValueError("input has no column 'state'; give a frame with a column state of GameState.to_json() "
+                             "strings")
         seed = int((params or {}).get("seed", 0))
         actions = []
         for text in model_input["state"]:
@@ -47,21 +53,38 @@ def _plain(value):
     return [_plain(v) for v in value] if isinstance(value, (tuple, list)) else value
 
 
-def register_agent(tracking_uri: str, run_id: str, name: str, config: Path) -> str:
+SIGNATURE = ModelSignature(
+    inputs=Schema([ColSpec("string", "state", required=False)]),  # checked by predict, in one line
+    outputs=Schema([ColSpec(Object([Property("stage", "string")]), "action")]),
+    params=ParamSchema([ParamSpec("seed", "long", 0)]),
+)
+
+
+def register_agent(tracking_uri: str, run_id: str, name: str, config: Path, description: str, tags: dict) -> str:
     """Log ``config`` (and the weights beside it) as the pyfunc model of ``run_id``, register it as
-    ``name`` with the alias ``best``; return the model URI."""
+    ``name`` with the alias ``best``, with ``description`` and ``tags`` on the version; return the
+    version's URI ``models:/<name>/<version>``."""
     os.environ.setdefault("MLFLOW_ENABLE_ARTIFACTS_PROGRESS_BAR", "false")  # no bars among the study's lines
     logging.getLogger("mlflow").setLevel(logging.ERROR)  # nor its notice on pickling the model
+    import pandas as pd
+
     from agents.setup import Setup
+    from lotr_sim import GameState
 
     artifacts = {"config": str(config)} | {w.name: str(w) for w in Setup.load(config).weights_files}
+    example = pd.DataFrame({"state": [GameState(Setup.read_mapping(config)["metadata"]["difficulty"]).to_json()]})
     with _tracking_uri(tracking_uri), mlflow.start_run(run_id=run_id):
         info = mlflow.pyfunc.log_model(
             name="agent", python_model=AgentModel(), artifacts=artifacts, registered_model_name=name,
-            pip_requirements=["lotr-tuning"],
+            pip_requirements=["lotr-tuning"], signature=SIGNATURE, input_example=example,
         )
-    mlflow.MlflowClient(tracking_uri).set_registered_model_alias(name, "best", info.registered_model_version)
-    return f"models:/{name}@best"
+    client = mlflow.MlflowClient(tracking_uri)
+    version = info.registered_model_version
+    client.update_model_version(name, version, description=description)
+    for key, value in tags.items():
+        client.set_model_version_tag(name, version, key, str(value))
+    client.set_registered_model_alias(name, "best", version)
+    return f"models:/{name}/{version}"
 
 
 @contextlib.contextmanager

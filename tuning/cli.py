@@ -8,6 +8,7 @@ import os
 import sys
 from pathlib import Path
 
+from agents.interruption import Interrupted, stop_signals
 from agents.specs import RL_ALGORITHMS, SpecError, agent_names
 from lotr_sim.layout import DIFFICULTIES
 
@@ -115,10 +116,12 @@ def build_parser() -> argparse.ArgumentParser:
     worker.add_argument("study", help="the study file the study was started from")
     worker.add_argument("--storage", required=True, help="the study's shared storage, e.g. postgresql://...")
     worker.add_argument("--n-trials", type=_positive, help="trial budget, overriding the file's")
+    worker.add_argument("--wait", type=_positive, default=600,
+                        help="seconds to wait for lotr tune run to start the study (workers launched together)")
     worker.set_defaults(handler=_tune_worker, command_parser=worker)
     export = tune_commands.add_parser("export", help="write the study's best configuration (TOML or JSON)")
-    export.add_argument("study", nargs="?", help="the study file (or give --run-id)")
-    export.add_argument("--storage", help="the study's storage (default: the file's, else sqlite:///<name>.db)")
+    export.add_argument("study", nargs="?", help="the study file or the study's name (or give --run-id)")
+    export.add_argument("--storage", help="the study's storage (default: the file's, else <name>.db or <name>.journal here)")
     export.add_argument("--run-id", help="export the configuration logged by this MLflow run instead")
     export.add_argument("--tracking-uri", help="the MLflow store of --run-id (default: MLflow's default)")
     export.add_argument("--out", required=True, help="best.toml or best.json")
@@ -178,25 +181,28 @@ def _train(parser, args) -> int:
         )
     except SpecError as error:
         parser.error(str(error))
+    except Interrupted as stop:
+        print(stop.partial.report())
+        return stop.exit_code
     print(result.report())
-    return 130 if result.interrupted else 0
+    return 0
 
 
 def _tune_run(parser, args) -> int:
     from tuning.orchestrator import run_study
+    from tuning.storage import check_storage, storage_for
     from tuning.study_file import load_study
+    from tuning.tracking import check_tracking_store
 
     try:
         spec = load_study(args.study)
         if args.dry_run:
-            print(spec.resolved())
+            storage = check_storage(storage_for(spec.name, args.storage or spec.storage, args.workers or spec.workers))
+            print(spec.resolved(storage, check_tracking_store(spec.tracking_uri)))
             return 0
         result = run_study(spec, n_trials=args.n_trials, workers=args.workers, storage=args.storage, out=args.out)
     except SpecError as error:
         parser.error(str(error))
-    except KeyboardInterrupt:
-        print("interrupted: finished trials are kept; run the same command again to resume", file=sys.stderr)
-        return 130
     print(result.report())
     return 0
 
@@ -206,7 +212,7 @@ def _tune_worker(parser, args) -> int:
     from tuning.study_file import load_study
 
     try:
-        ran = join_study(load_study(args.study), args.storage, args.n_trials)
+        ran = join_study(load_study(args.study), args.storage, args.n_trials, wait=args.wait)
     except SpecError as error:
         parser.error(str(error))
     print(f"worker ran {ran} trials")
@@ -214,19 +220,17 @@ def _tune_worker(parser, args) -> int:
 
 
 def _tune_export(parser, args) -> int:
-    from tuning.orchestrator import export_best, storage_for
-    from tuning.study_file import load_study
+    from tuning.orchestrator import export_study
 
     if (args.study is None) == (args.run_id is None):
-        parser.error("give a study file or --run-id")
+        parser.error("give a study file, a study name or --run-id")
     try:
         if args.run_id:
             from tuning.tracking import export_run
 
             target = export_run(args.tracking_uri, args.run_id, Path(args.out))
         else:
-            spec = load_study(args.study)
-            target = export_best(spec, storage_for(spec, args.storage, 1), Path(args.out))
+            target = export_study(args.study, args.storage, Path(args.out))
     except SpecError as error:
         parser.error(str(error))
     print(f"exported {target}")
@@ -250,31 +254,48 @@ def _report(parser, args) -> int:
 def _play(parser, args) -> int:
     from agents.play import play_traced_game
 
-    game = play_traced_game(_setup(parser, args), args.difficulty, args.seed, full_scenario=args.full_scenario)
+    try:
+        game = play_traced_game(_setup(parser, args), args.difficulty, args.seed, full_scenario=args.full_scenario)
+    except SpecError as error:
+        parser.error(str(error))
     print(game.trace_text())
     return 0
 
 
 def _eval(parser, args) -> int:
+    """The report of every game played; on Ctrl-C or SIGTERM, of the games finished, marked interrupted."""
     from agents.evaluation import evaluate_setup
 
-    result = evaluate_setup(
-        _setup(parser, args),
-        args.difficulty,
-        args.games,
-        seed=args.seed,
-        workers=args.workers,
-        full_scenario=args.full_scenario,
-        progress=sys.stderr.isatty() or not args.json,
-    )
+    code = 0
+    try:
+        result = evaluate_setup(
+            _setup(parser, args),
+            args.difficulty,
+            args.games,
+            seed=args.seed,
+            workers=args.workers,
+            full_scenario=args.full_scenario,
+            progress=sys.stderr.isatty() or not args.json,
+        )
+    except SpecError as error:  # e.g. weights that cannot be loaded
+        parser.error(str(error))
+    except Interrupted as stop:
+        result, code = stop.partial, stop.exit_code
+        print(f"interrupted ({stop.signal_name}) after {result.games} of {args.games} games: the figures below are "
+              "of the games finished", file=sys.stderr)
     print(json.dumps(result.to_dict(), indent=2) if args.json else result.report())
-    return 130 if result.interrupted else 0
+    return code
 
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
-        return args.handler(args.command_parser, args)
+        with stop_signals():
+            return args.handler(args.command_parser, args)
+    except Interrupted as stop:
+        what = f"; {stop.detail}" if stop.detail else ""
+        print(f"lotr {args.command}: interrupted ({stop.signal_name}){what}", file=sys.stderr)
+        return stop.exit_code
     except BrokenPipeError:  # output piped into a reader that stopped early (| head)
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0

@@ -3,12 +3,12 @@
 A trial's parameters make a setup; trials with ``rl`` stages train it first
 (``training`` section; its deals are disjoint from the evaluation's). The
 setup then plays games 0..games-1 of the study's seed. As chunks of games
-finish, the trial reports to its pruner: with the Wilcoxon pruner one value
-per game (1 won, 0 lost; step = game number), so that trials are compared
-game by game on the same deals; with the others the running win rate
-(step = games played). RL trials with the median or halving pruner also
-report their moving training win rate (step = episodes), so hopeless learning
-curves stop early. Two objectives (win rate, seconds per game) are not pruned.
+finish, the trial reports its running win rate (step = games played, after the
+training's episodes) and its per-game outcomes so far (the ``outcomes``
+attribute, which the paired Wilcoxon pruner compares game by game on the same
+deals). RL trials with the median or halving pruner also report their moving
+training win rate (step = episodes), so hopeless learning curves stop early.
+Two objectives (win rate, seconds per game) are not pruned.
 """
 
 from __future__ import annotations
@@ -19,8 +19,10 @@ import numpy as np
 import optuna
 
 from agents.evaluation import Evaluation, evaluate_setup
+from agents.interruption import deferred
 from agents.setup import Setup
 from lotr_sim.layout import WIN
+from tuning.strategies import OUTCOMES, pack_outcomes
 from tuning.study_file import StudySpec
 
 REPORTS = 20  # pruning decisions per trial, at most
@@ -39,7 +41,8 @@ def run_trial(trial: optuna.Trial, spec: StudySpec, folder: Path) -> tuple[Setup
 
         def report_training(episodes: int, moving_win_rate: float) -> None:
             if len(spec.metrics) == 1 and spec.pruner in ("median", "halving"):
-                trial.report(moving_win_rate, episodes)
+                with deferred():
+                    trial.report(moving_win_rate, episodes)
                 if trial.should_prune():
                     raise optuna.TrialPruned()
 
@@ -54,11 +57,9 @@ def run_trial(trial: optuna.Trial, spec: StudySpec, folder: Path) -> tuple[Setup
         played.append(outcomes == WIN)
         if len(spec.metrics) > 1:
             return
-        if spec.pruner == "wilcoxon":
-            for game, won in zip(game_ids, outcomes == WIN):
-                trial.report(float(won), int(game))
-        else:
-            wins = np.concatenate(played)
+        wins = np.concatenate(played)
+        with deferred():
+            trial.set_user_attr(OUTCOMES, pack_outcomes(wins))
             trial.report(float(wins.mean()), offset + int(wins.size))
         if trial.should_prune():
             raise optuna.TrialPruned()

@@ -1,24 +1,36 @@
-"""Running a study: storage, samplers and pruners, local worker processes, held-out re-evaluation, export.
+"""Running a study: the driver, its local workers and remote ones, and a record that stays true under faults.
 
-``run_study(spec)`` opens (or resumes) the Optuna study named in the study file
-and runs trials until ``n_trials`` of them are complete or pruned, counted over
-every worker and every earlier invocation. Trials left running by an
-interrupted invocation are marked failed (and so retried). Each worker asks
-for a trial, checks that the budget is not met by trials numbered before it
-(otherwise the trial is marked failed as surplus), runs it and tells the
-result: the total is exact however many workers share the study.
+``run_study(spec)`` (``lotr tune run``) is the study's one driver (``storage.driver_lock``).
+It opens or creates the Optuna study, closes what a killed earlier invocation
+left open (its running trials are failed and queued again, its MLflow runs
+closed with their trials' status), then runs trials in local worker processes
+until ``n_trials`` of them are complete or pruned, counted over every worker
+and invocation, and finally chooses, tests, exports and registers the best
+(``tuning.selection``). ``join_study`` (``lotr tune worker``) adds a worker
+from any machine.
 
-Storage: the study file's, else ``sqlite:///<name>.db`` for one worker and a
-journal file ``<name>.journal`` (process-safe without a server) for several;
-``postgresql://...`` for workers on several machines (``lotr tune worker``).
+Each worker asks for a trial, runs it while its heartbeat thread says it is
+alive, and tells the result; a trial numbered after the budget was met is
+failed as surplus, so the total is exact. A worker whose trial's heartbeat
+stops (killed, machine lost) is noticed by the others, which fail that trial,
+queue it again and wait for the running trials before they leave, so the
+budget is met without a restart. A dead local worker is replaced by the driver.
+
+SIGINT or SIGTERM (``agents.interruption``): the driver stops its workers
+within seconds; a trial cut short is failed (and queued again), never recorded
+as complete; nothing is exported or registered from a partial evaluation. The
+command exits 130 (143) saying what was kept and how to resume.
 """
 
 from __future__ import annotations
 
+import contextlib
 import datetime
 import itertools
 import multiprocessing
+import multiprocessing.connection
 import os
+import socket
 import sys
 import time
 import warnings
@@ -30,56 +42,22 @@ import optuna
 from optuna.trial import TrialState
 
 from agents.evaluation import evaluate_setup
-from agents.setup import Setup
+from agents.interruption import Interrupted, deferred, die_with_parent, stop_processes, stop_signals
 from agents.specs import SpecError
 from lotr_sim.rng import derive_seed
-from tuning.agent_model import register_agent
+from lotr_sim.stats import wilson_interval
 from tuning.objective import objective_values, run_trial
-from tuning.study_file import CONTEXT, StudySpec
-from tuning.study_plots import write_study_figures
-from tuning.tracking import Tracker, code_version
+from tuning.selection import describe_choice, export, finish, is_finished
+from tuning.storage import (
+    COUNTED, Heartbeat, check_storage, driver_identity, driver_lock, fail_stale, has_heartbeats, local_store, retry,
+    set_driver, storage_for, storage_object,
+)
+from tuning.strategies import OUTCOMES, PRUNERS, SAMPLERS, unpack_outcomes
+from tuning.study_file import CONTEXT, StudySpec, load_study
+from tuning.tracking import Tracker, check_tracking_store, code_version, prepare_tracking_store
 
-COUNTED = (TrialState.COMPLETE, TrialState.PRUNED)
 FAILURES_IN_A_ROW = 3  # a worker whose trials keep failing stops instead of spinning
-
-
-JOURNAL = "journal:"
-
-
-def storage_for(spec: StudySpec, override: str | None, workers: int, root: Path = Path(".")) -> str:
-    """The study's storage: a database URL, or ``journal:<file>`` for Optuna's journal file.
-
-    Without one given, the default store in ``root`` that already holds the study (so that a study
-    resumes, exports and reports whatever its first run's worker count), else a journal file for
-    several workers and an SQLite file for one."""
-    url = override or spec.storage
-    if url:
-        return url
-    journal, database = root / f"{spec.name}.journal", root / f"{spec.name}.db"
-    if journal.is_file() or (workers > 1 and not database.is_file()):
-        return f"{JOURNAL}{journal}"
-    if workers > 1:
-        raise SpecError(f"study {spec.name} is in {database} (SQLite, one worker at a time); run it with --workers 1, "
-                        "or give --storage")
-    return f"sqlite:///{database}"
-
-
-def local_store(url: str) -> Path | None:
-    """The file of a journal or SQLite storage URL (None for a server)."""
-    for prefix in (JOURNAL, "sqlite:///"):
-        if url.startswith(prefix):
-            return Path(url[len(prefix):])
-    return None
-
-
-def storage_object(url: str):
-    """What Optuna takes for ``url``: the URL itself, or a journal storage for ``journal:<file>``."""
-    if url.startswith(JOURNAL):
-        from optuna.storages import JournalStorage
-        from optuna.storages.journal import JournalFileBackend
-
-        return JournalStorage(JournalFileBackend(url[len(JOURNAL) :]))
-    return url
+POLL_SECONDS = 1.0  # a worker waiting for the study to start, or for others' last trials, looks this often
 
 
 def open_study(spec: StudySpec, storage: str, worker: int = 0) -> optuna.Study:
@@ -90,25 +68,23 @@ def open_study(spec: StudySpec, storage: str, worker: int = 0) -> optuna.Study:
     repeat each other's suggestions, while a fresh single-worker run is
     reproducible. Each process opens its own storage object."""
     optuna.logging.set_verbosity(optuna.logging.WARNING)
-    warnings.filterwarnings("ignore", category=optuna.exceptions.ExperimentalWarning)  # WilcoxonPruner
-    pruner = {
-        "wilcoxon": lambda: optuna.pruners.WilcoxonPruner(p_threshold=0.1),
-        "median": lambda: optuna.pruners.MedianPruner(n_startup_trials=3),
-        "halving": lambda: optuna.pruners.SuccessiveHalvingPruner(),
-        "none": lambda: optuna.pruners.NopPruner(),
-    }[spec.pruner]()
+    warnings.filterwarnings("ignore", message="Heartbeat of storage is supposed to be used with Study.optimize")
     try:
-        store = storage_object(storage)
+        store = storage_object(storage, spec.liveness)
         try:
             existing = len(optuna.load_study(study_name=spec.name, storage=store).get_trials(deepcopy=False))
         except KeyError:
-            optuna.create_study(storage=store, study_name=spec.name, load_if_exists=True, directions=spec.directions)
+            created = optuna.create_study(storage=store, study_name=spec.name, load_if_exists=True,
+                                          directions=spec.directions)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
+                created.set_metric_names(list(spec.metrics))
             existing = 0
         seed = int(derive_seed(np.uint64(spec.sampler_seed), np.uint64(existing * 1024 + worker))) % 2**32
-        # a grid's points are enqueued (enqueue_grid); Optuna's GridSampler stops studies only inside optimize()
-        samplers = optuna.samplers
-        sampler = (samplers.TPESampler if spec.sampler in ("tpe", "hyperopt") else samplers.RandomSampler)(seed=seed)
-        study = optuna.load_study(study_name=spec.name, storage=store, sampler=sampler, pruner=pruner)
+        study = optuna.load_study(study_name=spec.name, storage=store, sampler=SAMPLERS[spec.sampler](seed),
+                                  pruner=PRUNERS[spec.pruner]())
+    except SpecError:
+        raise
     except Exception as error:  # SQLAlchemy, journal and driver errors all mean the same to the user
         reason = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
         raise SpecError(f"storage {storage}: cannot open the study: {reason}") from None
@@ -147,8 +123,64 @@ def enqueue_grid(study: optuna.Study, spec: StudySpec) -> None:
 
 
 def counted(study: optuna.Study, before: int | None = None) -> int:
+    """Complete, pruned and running trials (numbered below ``before``)."""
     trials = study.get_trials(deepcopy=False, states=(*COUNTED, TrialState.RUNNING))
     return sum(1 for t in trials if before is None or t.number < before)
+
+
+def close_abandoned(study: optuna.Study, at_start: bool = False) -> list[int]:
+    """Fail (and queue again) the running trials whose worker is gone: a stale heartbeat, a dead process on
+    this machine, or, when a driver starts on a storage without heartbeats, any other machine's; returns them."""
+    with deferred():
+        fail_stale(study)
+        here, failed = socket.gethostname(), []
+        for trial in study.get_trials(deepcopy=False, states=(TrialState.RUNNING,)):
+            host, _, pid = str(trial.user_attrs.get("worker", ":")).rpartition(":")
+            gone = (host == here and not _alive(pid)) or (at_start and not has_heartbeats(study) and host != here)
+            if gone or (at_start and "worker" not in trial.user_attrs):
+                with contextlib.suppress(ValueError, RuntimeError):  # finished meanwhile by its worker
+                    study.tell(trial.number, state=TrialState.FAIL)
+                    retry(study, trial)
+                    failed.append(trial.number)
+    return failed
+
+
+def _alive(pid: str) -> bool:
+    try:
+        os.kill(int(pid), 0)
+    except (ValueError, ProcessLookupError):
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+RUN_STATUS = {TrialState.COMPLETE: ("FINISHED", "complete"), TrialState.PRUNED: ("FINISHED", "pruned")}
+
+
+def close_stale_runs(tracker: Tracker, study: optuna.Study, keep: str | None = None) -> None:
+    """Close the study's MLflow runs left RUNNING by dead processes: a trial's run with its trial's status
+    (complete and pruned: FINISHED; failed: FAILED on an error, else KILLED), an earlier driver's parent
+    run KILLED. Runs of trials still running, and ``keep``, stay open."""
+    trials = study.get_trials(deepcopy=False)
+    runs = tracker.client.search_runs([tracker.experiment_id], "attributes.status = 'RUNNING'", max_results=5000)
+    for run in runs:
+        tags = run.data.tags
+        if tags.get("study") != study.study_name or run.info.run_id == keep:
+            continue
+        if "mlflow.parentRunId" not in tags:
+            status, state = "KILLED", None
+        else:
+            number = int(tags.get("trial", -1))
+            trial = trials[number] if 0 <= number < len(trials) else None
+            if trial is not None and trial.state in (TrialState.RUNNING, TrialState.WAITING):
+                continue
+            error = trial.user_attrs.get("error") if trial is not None else None
+            status, state = RUN_STATUS.get(trial.state if trial else None, ("FAILED" if error else "KILLED", "failed"))
+        with deferred():
+            if state:
+                tracker.log(run.info.run_id, tags={"state": state})
+            tracker.end(run.info.run_id, status)
 
 
 @dataclass
@@ -164,12 +196,49 @@ class TrialContext:
     failures_in_a_row: int = 0  # of this worker
 
 
+def work(context: TrialContext, storage: str, n_trials: int, deadline: float | None, worker: int = 0) -> None:
+    """A worker: run trials of the study until the budget (or the deadline) is met. With heartbeats it stays
+    while others' trials run, to take over the trial of one that dies."""
+    spec = context.spec
+    study = open_study(spec, storage, worker)
+    tracker = Tracker(context.tracking_uri, spec.experiment)
+    if spec.sampler == "hyperopt":
+        _hyperopt_work(context, study, tracker, n_trials, deadline, worker)
+        return
+    while deadline is None or time.time() < deadline:
+        close_abandoned(study)
+        trials = study.get_trials(deepcopy=False, states=(*COUNTED, TrialState.RUNNING))
+        done = sum(t.state in COUNTED for t in trials)
+        if done >= n_trials:
+            return
+        if len(trials) >= n_trials:  # the rest is running elsewhere
+            if not has_heartbeats(study):
+                return
+            time.sleep(POLL_SECONDS)
+            continue
+        trial = ask(study)
+        if counted(study, before=trial.number) >= n_trials:
+            with deferred():
+                trial.set_user_attr("surplus", "the trial budget was met by other workers")
+                study.tell(trial, state=TrialState.FAIL)
+            continue
+        run_one(study, trial, context, tracker)
+
+
+def ask(study: optuna.Study, **enqueued) -> optuna.Trial:
+    """A new trial, claimed by this process (its identity and start, for the record and for reclaiming)."""
+    with deferred():
+        trial = study.ask()
+        trial.set_user_attr("worker", driver_identity())
+        trial.set_user_attr("started", datetime.datetime.now().isoformat(timespec="seconds"))
+        trial.set_user_attr("code_version", code_version())
+    return trial
+
+
 def run_one(study: optuna.Study, trial: optuna.Trial, context: TrialContext, tracker: Tracker) -> None:
     """Run, log and tell one trial; print a progress line. SpecError when this worker's trials keep failing."""
-    try:
-        error = _run_one(study, trial, context, tracker)
-    finally:
-        print(progress_line(study, context, trial.number), file=sys.stderr, flush=True)
+    error = _run_one(study, trial, context, tracker)
+    print(progress_line(study, context, trial.number), file=sys.stderr, flush=True)
     context.failures_in_a_row = context.failures_in_a_row + 1 if error else 0
     if context.failures_in_a_row >= FAILURES_IN_A_ROW:
         raise SpecError(f"study {context.spec.name}: {FAILURES_IN_A_ROW} trials in a row failed; the last: {error}")
@@ -201,48 +270,81 @@ def _run_one(study: optuna.Study, trial: optuna.Trial, context: TrialContext, tr
     tags = {
         "setup": spec.setup_label, "difficulty": spec.difficulty, "games": spec.games, "seed": spec.seed,
         "sampler": spec.sampler, "pruner": spec.pruner, "code_version": code_version(), "study": spec.name,
+        "trial": trial.number, "worker": driver_identity(),
     }
-    run = tracker.start_run(f"trial-{trial.number}", tags, parent=context.parent_run)
+    with deferred():
+        run = tracker.start_run(f"trial-{trial.number}", tags, parent=context.parent_run)
+        trial.set_user_attr("mlflow_run", run)
     try:
-        setup, evaluation, training = run_trial(trial, spec, folder)
+        with Heartbeat(study, trial):
+            setup, evaluation, training = run_trial(trial, spec, folder)
     except optuna.TrialPruned:
-        study.tell(trial, state=TrialState.PRUNED)
-        _log_trial(tracker, run, trial, study, None, {}, "pruned")
+        with deferred():
+            if _tell(study, trial, TrialState.PRUNED, **_played_so_far(study, trial)):
+                _log_trial(tracker, run, trial, study, None, {}, "pruned")
+            else:
+                _discarded(tracker, run, trial)
         return None
-    except KeyboardInterrupt:
-        study.tell(trial, state=TrialState.FAIL)
-        tracker.log(run, tags={"state": "failed"})
-        tracker.end(run, "KILLED")
+    except Interrupted:
+        with deferred():
+            if _tell(study, trial, TrialState.FAIL, interrupted="stopped by a signal before its games were all played"):
+                retry(study, study.get_trials(deepcopy=False)[trial.number])
+            tracker.log(run, tags={"state": "interrupted"})
+            tracker.end(run, "KILLED")
         raise
     except Exception as error:
         message = str(error).splitlines()[0] if str(error) else type(error).__name__
-        trial.set_user_attr("error", message)
-        study.tell(trial, state=TrialState.FAIL)
-        tracker.log(run, tags={"state": "failed", "error": message})
-        tracker.end(run, "FAILED")
+        with deferred():
+            _tell(study, trial, TrialState.FAIL, error=message)
+            tracker.log(run, tags={"state": "failed", "error": message})
+            tracker.end(run, "FAILED")
         return message
-    setup.dump(folder / "agent.toml")
-    trial.set_user_attr("config", setup.to_mapping())
-    trial.set_user_attr("wilson_95", list(evaluation.wilson_95))
-    trial.set_user_attr("seconds_per_game", evaluation.mean_seconds_per_game)
-    trial.set_user_attr("folder", str(folder.resolve()))
-    trial.set_user_attr("difficulty", spec.trial_difficulty(trial.params))
-    trial.set_user_attr("games", evaluation.games)
-    for name, value in training.items():
-        trial.set_user_attr(name, value)
-    study.tell(trial, objective_values(spec, evaluation))
-    _log_trial(tracker, run, trial, study, evaluation, training, "complete", folder)
+    with deferred():
+        setup.dump(folder / "agent.toml")
+        attrs = {"config": setup.to_mapping(), "wilson_95": list(evaluation.wilson_95),
+                 "seconds_per_game": evaluation.mean_seconds_per_game, "folder": str(folder.resolve()),
+                 "difficulty": spec.trial_difficulty(trial.params), "games": evaluation.games, **training}
+        if _tell(study, trial, TrialState.COMPLETE, objective_values(spec, evaluation), **attrs):
+            _log_trial(tracker, run, trial, study, evaluation, training, "complete", folder)
+        else:
+            _discarded(tracker, run, trial)
     return None
 
 
+def _played_so_far(study: optuna.Study, trial: optuna.Trial) -> dict:
+    """A pruned trial's games and 95% interval over them (its value is its win rate over them)."""
+    outcomes = study.get_trials(deepcopy=False)[trial.number].user_attrs.get(OUTCOMES)
+    if outcomes is None:
+        return {}
+    wins = unpack_outcomes(outcomes)
+    return {"games": int(wins.size), "wilson_95": list(wilson_interval(int(wins.sum()), int(wins.size)))}
+
+
+def _tell(study: optuna.Study, trial: optuna.Trial, state: TrialState, values=None, **attrs) -> bool:
+    """Set the trial's attributes and tell its end; False when another worker failed it first (its heartbeat
+    was late), in which case this result is dropped (the trial was queued again)."""
+    try:
+        for key, value in attrs.items():
+            trial.set_user_attr(key, value)
+        study.tell(trial, values, state=state if values is None else None)
+    except (optuna.exceptions.UpdateFinishedTrialError, ValueError):  # "Cannot tell a FAIL trial"
+        if study.get_trials(deepcopy=False)[trial.number].state.is_finished():
+            return False
+        raise
+    return True
+
+
+def _discarded(tracker: Tracker, run: str, trial: optuna.Trial) -> None:
+    reason = "failed by another worker (its heartbeat was late); queued again"
+    print(f"trial {trial.number}: {reason}; this result is dropped", file=sys.stderr, flush=True)
+    tracker.log(run, tags={"state": "failed", "error": reason})
+    tracker.end(run, "FAILED")
+
+
 def _log_trial(tracker, run, trial, study, evaluation, training, state, folder=None) -> None:
-    """The child run of a told trial: parameters, metrics, the running win rate, artifacts."""
-    steps = sorted(study.get_trials(deepcopy=False)[trial.number].intermediate_values.items())
-    if isinstance(study.pruner, optuna.pruners.WilcoxonPruner):
-        wins = np.cumsum([value for _, value in steps])
-        series = [(step, wins[k] / (k + 1)) for k, (step, _) in enumerate(steps)]  # running win rate by game
-    else:
-        series = steps  # already the running win rate
+    """The child run of a told trial: parameters, metrics, the running win rate, artifacts. A pruned trial
+    ends FINISHED (a normal outcome), tagged ``state = pruned``."""
+    frozen = study.get_trials(deepcopy=False)[trial.number]
     metrics = dict(training)
     if evaluation is not None:
         low, high = evaluation.wilson_95
@@ -250,14 +352,15 @@ def _log_trial(tracker, run, trial, study, evaluation, training, state, folder=N
                        seconds_per_game=evaluation.mean_seconds_per_game, games_played=evaluation.games)
         metrics.update({f"ms_per_decision.{s}": v for s, v in evaluation.ms_per_decision.items() if v is not None})
     tags = {"state": state} | {key: str(trial.params[key]) for key in CONTEXT if key in trial.params}
-    tracker.log(run, params=trial.params, metrics=metrics, tags=tags, series={"intermediate_win_rate": series})
+    series = {"intermediate_win_rate": sorted(frozen.intermediate_values.items())}
+    tracker.log(run, params=trial.params, metrics=metrics, tags=tags, series=series)
     if folder is not None:
         tracker.artifact(run, folder / "agent.toml")
         for weights in folder.glob("*.pt"):
             tracker.artifact(run, weights, "weights")
         if (folder / "curve.csv").is_file():
             _log_learning_curve(tracker, run, folder)
-    tracker.end(run, "FINISHED" if state == "complete" else "KILLED")
+    tracker.end(run, "FINISHED")
 
 
 def _log_learning_curve(tracker: Tracker, run: str, folder: Path) -> None:
@@ -278,43 +381,31 @@ def _log_learning_curve(tracker: Tracker, run: str, folder: Path) -> None:
     tracker.artifact(run, folder / "learning_curve.png")
 
 
-def work(context: TrialContext, storage, n_trials: int, deadline: float | None, worker: int = 0) -> None:
-    """A worker: run trials of the study until the budget (or the deadline) is met."""
-    spec = context.spec
-    study = open_study(spec, storage, worker)
-    tracker = Tracker(context.tracking_uri, spec.experiment)
-    if spec.sampler == "hyperopt":
-        _hyperopt_work(context, study, tracker, n_trials, deadline, worker)
-        return
-    while deadline is None or time.time() < deadline:
-        if counted(study) >= n_trials:
-            return
-        trial = study.ask()
-        if counted(study, before=trial.number) >= n_trials:
-            trial.set_user_attr("surplus", "the trial budget was met by other workers")
-            study.tell(trial, state=TrialState.FAIL)
-            return
-        run_one(study, trial, context, tracker)
-
-
 def _hyperopt_work(context: TrialContext, study: optuna.Study, tracker: Tracker, n_trials: int,
                    deadline: float | None, worker: int) -> None:
     """Hyperopt's TPE (``fmin`` with ``tpe.suggest``, the thesis's choice) proposes; each proposal is
-    enqueued as an Optuna trial, so both samplers write the same storage and MLflow layout. A resumed
-    run keeps the trials in storage but starts Hyperopt's own history afresh."""
+    queued as an Optuna trial marked with its own key, so both samplers write the same storage and MLflow
+    layout. Queued trials of others (retries) that this worker is handed first are run too. A resumed run
+    keeps the trials in storage but starts Hyperopt's own history afresh."""
     from hyperopt import STATUS_FAIL, STATUS_OK, Trials, fmin, tpe
 
     spec = context.spec
 
     def evaluate(draw: dict) -> dict:
-        study.enqueue_trial({d.name: d.from_hyperopt(draw[d.name]) for d in spec.space})
-        trial = study.ask()
-        run_one(study, trial, context, tracker)
-        frozen = study.get_trials(deepcopy=False)[trial.number]
-        if frozen.state == TrialState.COMPLETE:
-            return {"loss": -frozen.values[0], "status": STATUS_OK}
-        if frozen.state == TrialState.PRUNED and frozen.intermediate_values:
-            return {"loss": -float(np.mean(list(frozen.intermediate_values.values()))), "status": STATUS_OK}
+        key = os.urandom(8).hex()
+        with deferred():
+            study.enqueue_trial({d.name: d.from_hyperopt(draw[d.name]) for d in spec.space},
+                                user_attrs={"hyperopt_draw": key})
+        while (mine := _draw(study, key)).state == TrialState.WAITING:
+            trial = ask(study)
+            run_one(study, trial, context, tracker)
+        while mine.state == TrialState.RUNNING:  # another worker was handed it
+            time.sleep(POLL_SECONDS)
+            mine = _draw(study, key)
+        if mine.state == TrialState.COMPLETE:
+            return {"loss": -mine.values[0], "status": STATUS_OK}
+        if mine.state == TrialState.PRUNED and mine.intermediate_values:
+            return {"loss": -mine.intermediate_values[max(mine.intermediate_values)], "status": STATUS_OK}
         return {"status": STATUS_FAIL}
 
     def met(*_):
@@ -326,14 +417,21 @@ def _hyperopt_work(context: TrialContext, study: optuna.Study, tracker: Tracker,
              trials=Trials(), rstate=np.random.default_rng(seed), show_progressbar=False, early_stop_fn=met)
 
 
+def _draw(study: optuna.Study, key: str):
+    return next(t for t in reversed(study.get_trials(deepcopy=False)) if t.user_attrs.get("hyperopt_draw") == key)
+
+
 def _work_in_process(context, storage, n_trials, deadline, worker) -> None:
-    try:
-        work(context, storage, n_trials, deadline, worker)
-    except KeyboardInterrupt:
-        pass
-    except SpecError as error:
-        print(f"worker {worker}: {error}", file=sys.stderr, flush=True)
-        sys.exit(2)
+    """A local worker process: stops on SIGINT/SIGTERM (and with its driver), exits non-zero on errors."""
+    die_with_parent()
+    with stop_signals():
+        try:
+            work(context, storage, n_trials, deadline, worker)
+        except Interrupted as stop:
+            sys.exit(stop.exit_code)
+        except SpecError as error:
+            print(f"worker {worker}: {error}", file=sys.stderr, flush=True)
+            sys.exit(2)
 
 
 @dataclass
@@ -344,141 +442,154 @@ class StudyResult:
     pruned: int
     failed: int
     seconds: float
-    best_number: int | None
-    best_search: float | None
-    best_holdout: object | None
-    parent_run: str
-    exported: Path | None
+    parent_run: str | None
+    selection: dict | None = None  # tuning.selection's record of the chosen trial
+    exported: Path | None = None
     pareto: list[tuple] | None = None
     games_run: int = 0
     games_saved: int = 0
-    model_uri: str | None = None
+    already_finished: bool = False
 
     def report(self) -> str:
         lines = [
-            f"study {self.spec.name}: {self.complete} complete, {self.pruned} pruned, {self.failed} failed "
-            f"in {self.seconds:.1f} s"
+            f"study {self.spec.name}: {self.complete} complete, {self.pruned} pruned, {self.failed} failed"
+            + (" (already finished: nothing to run)" if self.already_finished else f" in {self.seconds:.1f} s")
         ]
         if self.games_saved:
             share = self.games_saved / (self.games_run + self.games_saved)
             lines.append(f"pruning saved {self.games_saved} of {self.games_run + self.games_saved} games ({100 * share:.0f}%)")
-        if self.best_number is not None and self.best_holdout is not None:
-            h = self.best_holdout
-            lines.append(
-                f"best: trial {self.best_number}, search win rate {100 * self.best_search:.1f}% "
-                f"({self.spec.games} games; optimistic), held-out {100 * h.win_rate:.1f}% "
-                f"[{100 * h.wilson_95[0]:.1f}, {100 * h.wilson_95[1]:.1f}] on {h.games} fresh games"
-            )
+        if self.selection is not None:
+            lines.append(f"best: {describe_choice(self.selection)}")
         if self.pareto:
             lines.append("Pareto front (trial: win rate, seconds per game):")
             lines += [f"  {n}: {100 * w:.1f}%, {1000 * t:.2f} ms" for n, w, t in self.pareto]
         if self.exported is not None:
-            lines.append(f"exported: {self.exported}; MLflow model {self.model_uri}")
+            lines.append(f"exported: {self.exported}; MLflow model {self.selection.get('model', 'not registered')}")
         return "\n".join(lines)
 
 
 def run_study(spec: StudySpec, n_trials: int | None = None, workers: int | None = None, storage: str | None = None,
               out: str | Path | None = None) -> StudyResult:
-    """Run (or resume) a study; re-evaluate its top trials on held-out deals; export the best."""
+    """Run (or resume) a study as its one driver; then choose, test, export and register the best."""
     n_trials = n_trials or spec.n_trials
     workers = workers or spec.workers
-    storage = storage_for(spec, storage, workers)
-    study = open_study(spec, storage)
-    for stale in study.get_trials(deepcopy=False, states=(TrialState.RUNNING,)):
-        study.tell(stale.number, state=TrialState.FAIL)  # left running by an interrupted run: retried
-    if spec.sampler == "grid":
-        enqueue_grid(study, spec)
-    tracker = Tracker(spec.tracking_uri, spec.experiment)  # creates the store before any worker starts
-    parent = tracker.start_run(f"{spec.name} {datetime.datetime.now():%Y-%m-%d %H:%M:%S}",
-                               {"study": spec.name, "code_version": code_version(), "sampler": spec.sampler})
-    tracker.log(parent, params={"n_trials": n_trials, "workers": workers, "games": spec.games, "seed": spec.seed,
-                                "difficulty": spec.difficulty,
-                                "setup": spec.setup_label if spec.domain("setup") else str(spec.setup)})
-    study.set_user_attr("parent_run", parent)  # `lotr tune worker` attaches its trials to it
-    study.set_user_attr("tracking_uri", tracker.tracking_uri)
-    context = TrialContext(spec, tracker.tracking_uri, parent, n_trials, time.time(), counted(study))
-    deadline = time.time() + spec.timeout if spec.timeout else None
-    for setup in spec.setups:  # compile here once, not in every worker
-        evaluate_setup(setup, spec.difficulty, 1, seed=spec.seed)
+    storage = storage_for(spec.name, storage or spec.storage, workers)
+    target = Path(out or f"{spec.name}-best.toml")
+    check_storage(storage)
+    check_tracking_store(spec.tracking_uri)  # both stores answer before either is written to
+    tracking_uri = prepare_tracking_store(spec.tracking_uri)
+    with stop_signals(), driver_lock(storage, spec.name):
+        study = open_study(spec, storage)
+        with deferred():
+            set_driver(study)
+        close_abandoned(study, at_start=True)
+        if spec.sampler == "grid":
+            with deferred():
+                enqueue_grid(study, spec)
+        tracker = Tracker(tracking_uri, spec.experiment)
+        close_stale_runs(tracker, study)
+        if is_finished(study, spec, n_trials, target):
+            return _result(spec, study, 0.0, None, study.user_attrs.get("selection"), target, already_finished=True)
+        with deferred():
+            parent = tracker.start_run(
+                f"{spec.name} {datetime.datetime.now():%Y-%m-%d %H:%M:%S}",
+                {"study": spec.name, "code_version": code_version(), "sampler": spec.sampler,
+                 "driver": driver_identity()})
+            tracker.log(parent, params={
+                "n_trials": n_trials, "workers": workers, "games": spec.games, "seed": spec.seed,
+                "difficulty": spec.difficulty, "validation_seed": spec.validation_seed, "test_seed": spec.test_seed,
+                "setup": spec.setup_label if spec.domain("setup") else str(spec.setup)})
+            study.set_user_attr("parent_run", parent)  # `lotr tune worker` attaches its trials to it
+            study.set_user_attr("tracking_uri", tracker.tracking_uri)
+        start = time.perf_counter()
+        try:
+            if counted(study) < n_trials or study.get_trials(deepcopy=False, states=(TrialState.RUNNING,)):
+                context = TrialContext(spec, tracker.tracking_uri, parent, n_trials, time.time(), counted(study))
+                _compile(spec)
+                _run_workers(context, storage, n_trials, workers, spec.timeout)
+            close_stale_runs(tracker, study, keep=parent)
+            seconds = time.perf_counter() - start
+            selection = finish(spec, study, tracker, parent, workers, target)
+        except Interrupted as stop:
+            with deferred():
+                tracker.end(parent, "KILLED")
+                close_stale_runs(tracker, study, keep=parent)
+                stop.detail = _kept(spec, study, n_trials)
+            raise
+        except SpecError:
+            with deferred():
+                tracker.end(parent, "FAILED")
+            raise
+        tracker.end(parent)
+        return _result(spec, study, seconds, parent, selection, target)
+
+
+def _compile(spec: StudySpec) -> None:
+    """Compile (or load) the agents' code once here, not in every worker, saying so."""
     start = time.perf_counter()
+    print(f"[{spec.name}] loading the agents' compiled code (compiling on the first run only, about a minute)...",
+          file=sys.stderr, flush=True)
+    for setup in spec.setups:
+        evaluate_setup(setup, spec.difficulty, 1, seed=spec.seed)
+    print(f"[{spec.name}] ready in {time.perf_counter() - start:.1f} s; running trials", file=sys.stderr, flush=True)
+
+
+def _run_workers(context: TrialContext, storage: str, n_trials: int, workers: int, timeout: float | None) -> None:
+    """``workers`` local worker processes (or this process for one) until the budget is met; a worker that
+    dies is replaced (its trial failed and queued again), at most ``workers`` times."""
+    deadline = time.time() + timeout if timeout else None
+    if workers == 1:
+        work(context, storage, n_trials, deadline)
+        return
+    spawn = lambda w: multiprocessing.Process(  # noqa: E731
+        target=_work_in_process, args=(context, storage, n_trials, deadline, w), name=f"worker-{w}")
+    processes = {w: spawn(w) for w in range(workers)}
+    for process in processes.values():
+        process.start()
+    replacements, failed = workers, []
     try:
-        if workers == 1:
-            work(context, storage, n_trials, deadline)
-        else:
-            processes = [
-                multiprocessing.Process(target=_work_in_process, args=(context, storage, n_trials, deadline, w))
-                for w in range(workers)
-            ]
-            for p in processes:
-                p.start()
-            for p in processes:
-                p.join()
-            if any(p.exitcode == 2 for p in processes):
-                raise SpecError(f"study {spec.name}: workers stopped on failing trials (their messages above)")
-    except KeyboardInterrupt:
-        tracker.end(parent, "KILLED")
+        while alive := [p.sentinel for p in processes.values() if p.is_alive()]:
+            multiprocessing.connection.wait(alive, timeout=POLL_SECONDS)
+            for w, process in list(processes.items()):
+                if process.is_alive() or process.exitcode in (0, None) or w in failed:
+                    continue
+                if process.exitcode == 2 or replacements == 0:
+                    failed.append(w)
+                    continue
+                close_abandoned(open_study(context.spec, storage))
+                print(f"worker {w} died (exit code {process.exitcode}); its trial is queued again and a new worker "
+                      "takes its place", file=sys.stderr, flush=True)
+                replacements -= 1
+                processes[w] = spawn(w)
+                processes[w].start()
+    except Interrupted:
+        stop_processes(list(processes.values()))
         raise
-    except SpecError:
-        tracker.end(parent, "FAILED")
-        raise
-    seconds = time.perf_counter() - start
-    result = _finish(spec, study, tracker, parent, seconds, workers, out)
-    tracker.end(parent)
-    return result
+    if failed:
+        raise SpecError(f"study {context.spec.name}: workers stopped on failing trials (their messages above)")
 
 
-def join_study(spec: StudySpec, storage: str, n_trials: int | None = None) -> int:
-    """``lotr tune worker``: run trials of a study that ``lotr tune run`` started (on this or another
-    machine) until its budget is met; returns the trials this worker ran."""
-    study = open_study(spec, storage, worker=int.from_bytes(os.urandom(4), "little"))
-    parent, tracking_uri = study.user_attrs.get("parent_run"), study.user_attrs.get("tracking_uri")
-    if parent is None:
-        raise SpecError(f"study {spec.name}: not started yet; start it with lotr tune run {spec.source} --storage ...")
-    before = len(study.trials)
-    n_trials = n_trials or spec.n_trials
-    work(TrialContext(spec, tracking_uri, parent, n_trials, time.time(), counted(study)), storage, n_trials, None)
-    return len(study.trials) - before
+def _kept(spec: StudySpec, study: optuna.Study, n_trials: int) -> str:
+    """One line for the user: what the record holds after an interruption, and how to resume."""
+    states = [t.state for t in study.get_trials(deepcopy=False)]
+    complete, pruned = states.count(TrialState.COMPLETE), states.count(TrialState.PRUNED)
+    waiting = states.count(TrialState.WAITING)
+    return (f"kept {complete} complete and {pruned} pruned trials of {n_trials}"
+            + (f"; {waiting} cut short or queued will run first" if waiting else "")
+            + f"; nothing exported from a partial evaluation; resume with: lotr tune run {spec.source}")
 
 
-def _finish(spec, study, tracker, parent, seconds, workers, out) -> StudyResult:
+def _result(spec, study, seconds, parent, selection, target, already_finished=False) -> StudyResult:
     trials = study.get_trials(deepcopy=False)
     states = [t.state for t in trials]
-    complete = [t for t in trials if t.state == TrialState.COMPLETE]
     result = StudyResult(spec, len(trials), states.count(TrialState.COMPLETE), states.count(TrialState.PRUNED),
-                         states.count(TrialState.FAIL), seconds, None, None, None, parent, None)
+                         states.count(TrialState.FAIL), seconds, parent, selection,
+                         target if selection is not None else None, already_finished=already_finished)
     pruned = [t for t in trials if t.state == TrialState.PRUNED]
-    played = sum(_games_played(spec, t) for t in pruned)
-    result.games_saved = len(pruned) * spec.games - played
+    result.games_saved = len(pruned) * spec.games - sum(_games_played(spec, t) for t in pruned)
     result.games_run = sum(_games_played(spec, t) for t in trials if t.state in COUNTED)
-    if complete:
-        for path in write_study_figures(study, spec, Path(f"{spec.name}-trials") / "figures"):
-            tracker.artifact(parent, path, "figures")
-        if len(spec.metrics) > 1:
-            result.pareto = [(t.number, *t.values) for t in sorted(study.best_trials, key=lambda t: t.values[1])]
-    if not complete or spec.holdout_top_k == 0:
-        return result  # nothing to re-evaluate or export
-    candidates = study.best_trials if len(spec.metrics) > 1 else complete  # the Pareto front for two objectives
-    top = sorted(candidates, key=lambda t: t.values[0], reverse=True)[: spec.holdout_top_k]
-    holdouts = []
-    for t in top:
-        setup = Setup.from_mapping(t.user_attrs["config"], source=f"trial {t.number}")
-        difficulty = spec.trial_difficulty(t.params)
-        holdouts.append(evaluate_setup(setup, difficulty, spec.holdout_games, seed=spec.holdout_seed, workers=workers))
-    k = max(range(len(top)), key=lambda i: holdouts[i].win_rate)
-    best, holdout = top[k], holdouts[k]
-    result.best_number, result.best_search, result.best_holdout = best.number, best.values[0], holdout
-    low, high = holdout.wilson_95
-    tracker.log(parent, params={f"best.{name}": v for name, v in best.params.items()},
-                metrics={"best_trial": best.number, "best_search_win_rate": best.values[0],
-                         "best_holdout_win_rate": holdout.win_rate, "best_holdout_low": low, "best_holdout_high": high})
-    held_out = {"win_rate": holdout.win_rate, "wilson_95": list(holdout.wilson_95), "games": holdout.games,
-                "seed": spec.holdout_seed}
-    study.set_user_attr("best", {"trial": best.number, "holdout": held_out})
-    target = Path(out or f"{spec.name}-best.toml")
-    export(spec, best, held_out, target)
-    tracker.artifact(parent, target)
-    result.model_uri = register_agent(tracker.tracking_uri, parent, spec.name, target)
-    result.exported = target
+    if len(spec.metrics) > 1 and result.complete:
+        result.pareto = [(t.number, *t.values) for t in sorted(study.best_trials, key=lambda t: t.values[1])]
     return result
 
 
@@ -486,34 +597,48 @@ def _games_played(spec: StudySpec, trial) -> int:
     """Games a counted trial played: all of them if complete, up to its last report if pruned."""
     if trial.state == TrialState.COMPLETE or not trial.intermediate_values:
         return spec.games
-    last = max(trial.intermediate_values)
-    if spec.trains:  # steps: training episodes, then episodes + games played
-        return max(0, last - spec.episodes)
-    return last + 1 if spec.pruner == "wilcoxon" else last  # a game number, or games played
+    last = max(trial.intermediate_values)  # step: games played (after the training's episodes)
+    return max(0, last - spec.episodes) if spec.trains else last
 
 
-def export_best(spec: StudySpec, storage: str, target: Path) -> Path:
-    """``lotr tune export``: the study's best (chosen on held-out deals by its last run) to ``target``."""
-    store = local_store(storage)
+def export_study(study: str, storage: str | None, target: Path) -> Path:
+    """``lotr tune export``: the study's chosen trial (from a study file, or a study name whose default store
+    is here) written again to ``target`` from the record, without playing a game."""
+    name = load_study(study).name if study.endswith(".toml") or Path(study).is_file() else study
+    url = storage_for(name, storage or (load_study(study).storage if Path(study).is_file() else None), 1)
+    store = local_store(url)
     if store is not None and not store.is_file():
-        raise SpecError(f"study {spec.name}: {store} does not exist; run lotr tune run {spec.source} here first")
-    study = open_study(spec, storage)
-    best = study.user_attrs.get("best")
-    if best is None:
-        raise SpecError(f"study {spec.name}: no held-out best yet; run lotr tune run {spec.source} first")
-    export(spec, study.get_trials(deepcopy=False)[best["trial"]], best["holdout"], target)
-    return target
+        raise SpecError(f"study {name}: {store} does not exist; run lotr tune run on its study file here first")
+    try:
+        opened = optuna.load_study(study_name=name, storage=storage_object(url))
+    except KeyError:
+        raise SpecError(f"study {name}: not in {url}") from None
+    chosen = opened.user_attrs.get("selection")
+    if chosen is None:
+        raise SpecError(f"study {name}: no trial chosen yet (its validation and test have not run); "
+                        "run lotr tune run on its study file")
+    return export(opened, chosen, target)
 
 
-def export(spec: StudySpec, trial, holdout: dict, target: Path) -> None:
-    """Write the trial's agent configuration with provenance (``holdout``: win_rate, wilson_95, games,
-    seed) and its RL weights beside it (``Setup.dump_with_weights``)."""
-    setup = Setup.from_mapping(trial.user_attrs["config"], source=f"trial {trial.number}")
-    metadata = {
-        "study": spec.name, "trial": trial.number, "difficulty": spec.trial_difficulty(trial.params),
-        "search_win_rate": trial.values[0], "search_wilson_95": trial.user_attrs["wilson_95"], "search_games": spec.games,
-        "search_seed": spec.seed, "holdout_win_rate": holdout["win_rate"], "holdout_wilson_95": holdout["wilson_95"],
-        "holdout_games": holdout["games"], "holdout_seed": holdout["seed"], "code_version": code_version(),
-        "date": datetime.datetime.now().isoformat(timespec="seconds"),
-    }
-    setup.dump_with_weights(target, metadata=metadata)
+def join_study(spec: StudySpec, storage: str, n_trials: int | None = None, wait: float = 600.0) -> int:
+    """``lotr tune worker``: run trials of a study that ``lotr tune run`` started (on this or another
+    machine), waiting up to ``wait`` seconds for it to start, until its budget is met; returns the trials
+    this worker ran."""
+    with stop_signals():
+        worker = int.from_bytes(os.urandom(4), "little")
+        study = open_study(spec, storage, worker)
+        deadline = time.monotonic() + wait
+        if "parent_run" not in study.user_attrs:
+            print(f"waiting for lotr tune run to start study {spec.name} (up to {wait:.0f} s)", file=sys.stderr,
+                  flush=True)
+        while "parent_run" not in (attrs := study.user_attrs):
+            if time.monotonic() > deadline:
+                raise SpecError(f"study {spec.name}: not started within {wait:.0f} s; start it with "
+                                f"lotr tune run {spec.source} --storage {storage}")
+            time.sleep(POLL_SECONDS)
+        before = len(study.trials)
+        n_trials = n_trials or spec.n_trials
+        context = TrialContext(spec, attrs["tracking_uri"], attrs["parent_run"], n_trials, time.time(), counted(study))
+        work(context, storage, n_trials, None, worker)
+        mine = driver_identity()
+        return sum(1 for t in study.get_trials(deepcopy=False)[before:] if t.user_attrs.get("worker") == mine)

@@ -25,7 +25,7 @@ from optuna.trial import TrialState
 from agents.setup import Setup
 from agents.specs import SpecError
 from lotr_sim.layout import DIFFICULTIES
-from tuning.orchestrator import local_store, storage_for, storage_object
+from tuning.storage import local_store, storage_for, storage_object
 from tuning.published import PUBLISHED, RULES_RANDOM, Published
 from tuning.study_file import StudySpec, load_study
 from tuning.tracking import code_version
@@ -56,7 +56,7 @@ class Measured:
     seconds_per_game: float
     training_seconds: float | None = None
     folder: Path | None = None
-    holdout: dict | None = None  # the study's held-out figure, on its best trial
+    chosen: dict | None = None  # the study's selection record (validation and test figures), on its chosen trial
 
     def value(self, key: str):
         """A searched value, else the trial's setup's value of ``key`` (``questing.encoding`` or ``budget``)."""
@@ -84,7 +84,7 @@ class StudyRun:
 def read_study(path: Path, root: Path = Path(".")) -> StudyRun:
     """The complete trials of a study file's study, from its storage (a default local store lies in ``root``)."""
     spec = load_study(path)
-    url = storage_for(spec, None, 1, root)
+    url = storage_for(spec.name, spec.storage, 1, root)
     local = local_store(url)
     if local is not None and not local.is_file():
         return StudyRun(spec, None)
@@ -95,8 +95,8 @@ def read_study(path: Path, root: Path = Path(".")) -> StudyRun:
         return StudyRun(spec, None)
     except Exception as error:
         raise SpecError(f"storage of {spec.name}: cannot read the study: {str(error).splitlines()[0]}") from None
-    best = study.user_attrs.get("best") or {}
-    measured = [_measured(spec, t, best) for t in study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))]
+    chosen = study.user_attrs.get("selection") or {}
+    measured = [_measured(spec, t, chosen) for t in study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))]
     run = StudyRun(spec, measured, pruned=len(study.get_trials(deepcopy=False, states=(TrialState.PRUNED,))))
     if len(spec.metrics) > 1:
         front = {t.number for t in study.best_trials}
@@ -104,7 +104,7 @@ def read_study(path: Path, root: Path = Path(".")) -> StudyRun:
     return run
 
 
-def _measured(spec: StudySpec, trial, best: dict) -> Measured:
+def _measured(spec: StudySpec, trial, chosen: dict) -> Measured:
     config = Setup.from_mapping(trial.user_attrs["config"], source=f"{spec.name} trial {trial.number}")
     low, high = trial.user_attrs["wilson_95"]
     folder = trial.user_attrs.get("folder")
@@ -114,7 +114,7 @@ def _measured(spec: StudySpec, trial, best: dict) -> Measured:
         config=config, win_rate=trial.values[0], low=low, high=high,
         games=trial.user_attrs.get("games", spec.games), seconds_per_game=trial.user_attrs["seconds_per_game"],
         training_seconds=trial.user_attrs.get("training_seconds"), folder=Path(folder) if folder else None,
-        holdout=best.get("holdout") if best.get("trial") == trial.number else None,
+        chosen=chosen if chosen.get("trial") == trial.number else None,
     )
 
 
@@ -216,9 +216,10 @@ def _ours(m: Measured | None) -> str:
     if m is None:
         return "-"
     text = f"{100 * m.win_rate:.1f} [{100 * m.low:.1f}, {100 * m.high:.1f}] ({m.games:,})"
-    if m.holdout:
-        (low, high), games = m.holdout["wilson_95"], m.holdout["games"]
-        text += f"; held out {100 * m.holdout['win_rate']:.1f} [{100 * low:.1f}, {100 * high:.1f}] ({games:,})"
+    if m.chosen:
+        test = m.chosen["test"]
+        (low, high), games = test["wilson_95"], test["games"]
+        text += f"; test {100 * test['win_rate']:.1f} [{100 * low:.1f}, {100 * high:.1f}] ({games:,})"
     return text
 
 
@@ -290,22 +291,23 @@ THESIS_BEST = next(p for p in PUBLISHED if p.experiment == "best-players" and p.
 
 
 def best_markdown(run: StudyRun) -> list[str]:
-    """The best honest agent on hard (study ``best-hard``): its held-out figure against the thesis's best."""
+    """The best honest agent on hard (study ``best-hard``): its test figure against the thesis's best."""
     lines = ["## Beyond the thesis: the best honest agent on hard", ""]
-    best = next((m for m in run.trials or [] if m.holdout), None)
+    best = next((m for m in run.trials or [] if m.chosen), None)
     if best is None:
-        return lines + ["`best-hard`: not run, or not re-evaluated on held-out deals yet.", ""]
-    win, (low, high), games = best.holdout["win_rate"], best.holdout["wilson_95"], best.holdout["games"]
+        return lines + ["`best-hard`: not run, or its chosen trial not tested yet.", ""]
+    test, validation = best.chosen["test"], best.chosen["validation"]
+    win, (low, high), games = test["win_rate"], test["wilson_95"], test["games"]
     bar = THESIS_BEST.win_rate
     outcome = "above" if 100 * low > bar else "not above"
-    command = f"lotr eval --config studies/best/agent.toml --games {games} --seed {run.spec.holdout_seed}"  # hard
+    command = f"lotr eval --config studies/best/agent.toml --games {games} --seed {test['seed']}"  # hard
     return lines + [
         f"Study `best-hard`, trial {best.number}: `{re.sub(r' weights=[^;)]*', '', str(best.config))}`.",
         "",
-        f"Held out: **{100 * win:.2f}% [{100 * low:.2f}, {100 * high:.2f}] on {games:,} games** (search figure "
+        f"Test: **{100 * win:.2f}% [{100 * low:.2f}, {100 * high:.2f}] on {games:,} fresh games** (chosen on "
+        f"validation, {100 * validation['win_rate']:.2f}% on {validation['games']:,} other games; search figure "
         f"{100 * best.win_rate:.1f}% on {best.games:,} games, optimistic); the thesis's best, "
-        f"{_theirs(THESIS_BEST)}: our interval is {outcome} {bar:g}. Reproduce with "
-        f"`{command}`.",
+        f"{_theirs(THESIS_BEST)}: our interval is {outcome} {bar:g}. Reproduce with `{command}`.",
         "",
     ]
 

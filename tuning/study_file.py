@@ -19,10 +19,14 @@
     games = 200                        # per trial, games 0..games-1 of seed: every trial plays the same deals
     seed = 0
 
-    [holdout]                          # the top trials re-evaluated on fresh deals (the honest figure)
+    [validation]                       # the top trials compared on fresh deals: the one to export is chosen here
     top_k = 3
     games = 2000
     seed = 1000003
+
+    [test]                             # the chosen trial played once on other fresh deals: the reported figure
+    games = 2000
+    seed = 2000003
 
     [training]                         # trials with rl stages: trained first (deals disjoint from the games)
     episodes = 10000
@@ -36,6 +40,8 @@
     timeout = 3600                     # seconds (optional)
     workers = 1
     storage = "sqlite:///mcts-hpo.db"  # default: sqlite:///<name>.db; a journal file for workers > 1
+    heartbeat_interval = 10            # seconds between a running trial's heartbeats (database storages)
+    grace_period = 30                  # seconds without one before the trial's worker counts as dead
 
     [mlflow]
     tracking_uri = "sqlite:///mlflow.db"   # default: MLflow's own default
@@ -55,8 +61,12 @@ them like any other choice and usually run every combination::
 
 With a searched setup, fixed and searched parameters apply to the setups that
 have them (``budget`` is ignored by ``random-random-random``); each must fit
-at least one. ``holdout.top_k = 0`` skips the re-evaluation and the export
-(a comparison, not a search for one best agent).
+at least one. ``validation.top_k = 0`` skips the validation, the test and the
+export (a comparison, not a search for one best agent).
+
+The search, validation and test deals are disjoint: game i of seed s is dealt
+from ``derive_seed(s, i)`` (training deals from ``derive_seed(s, 2**62 + e)``),
+so the three seeds must differ, which is checked.
 
 Every key is validated before anything runs; a problem is one line naming the
 key, the value and what is allowed (``SpecError``).
@@ -65,6 +75,7 @@ key, the value and what is allowed (``SpecError``).
 from __future__ import annotations
 
 import functools
+import itertools
 import math
 import re
 import tomllib
@@ -76,13 +87,15 @@ from agents.setup import Setup
 from agents.specs import SpecError
 from lotr_sim.layout import DIFFICULTIES
 from tuning.space import Domain
+from tuning.storage import Liveness
 
 SAMPLERS = ("tpe", "hyperopt", "random", "grid")
 PRUNERS = ("wilcoxon", "median", "halving", "none")
 METRICS = {"win_rate": "maximize", "seconds_per_game": "minimize"}
 SECTIONS = {
     "objective": {"metrics": ["win_rate"], "games": 200, "seed": 0},
-    "holdout": {"top_k": 3, "games": 2000, "seed": 1_000_003},
+    "validation": {"top_k": 3, "games": 2000, "seed": 1_000_003},
+    "test": {"games": 2000, "seed": 2_000_003},
     "training": {"episodes": 10_000, "envs": 1},
     "search": {
         "sampler": "tpe",
@@ -92,11 +105,13 @@ SECTIONS = {
         "timeout": None,
         "workers": 1,
         "storage": None,
+        "heartbeat_interval": 10,
+        "grace_period": 30,
     },
     "mlflow": {"tracking_uri": None, "experiment": None},
 }
 TOP_KEYS = ("name", "difficulty", "setup", "fixed", "space", *SECTIONS)
-POSITIVE = {"games", "episodes", "envs", "n_trials", "workers"}
+POSITIVE = {"games", "episodes", "envs", "n_trials", "workers", "heartbeat_interval", "grace_period"}
 CONTEXT = ("setup", "difficulty")  # searched choices that pick a trial's setup or difficulty, not a parameter
 
 
@@ -111,9 +126,11 @@ class StudySpec:
     metrics: tuple[str, ...]
     games: int
     seed: int
-    holdout_top_k: int
-    holdout_games: int
-    holdout_seed: int
+    validation_top_k: int
+    validation_games: int
+    validation_seed: int
+    test_games: int
+    test_seed: int
     episodes: int
     envs: int
     sampler: str
@@ -127,6 +144,7 @@ class StudySpec:
     experiment: str
     source: str = "study"
     fixed: tuple[tuple[str, Any], ...] = ()
+    liveness: Liveness = Liveness()
 
     @functools.cached_property
     def setups(self) -> tuple[Setup, ...]:
@@ -166,25 +184,29 @@ class StudySpec:
         """The difficulty a trial with these searched values plays."""
         return params.get("difficulty", self.difficulty)
 
-    def resolved(self) -> str:
-        """The study as it will run (``lotr tune run --dry-run``)."""
+    def resolved(self, storage: str, tracking_uri: str) -> str:
+        """The study as it will run, on these stores (``lotr tune run --dry-run``)."""
         lines = [
             f"study {self.name}: {self.difficulty if self.domain('difficulty') is None else 'difficulty searched'}, "
             f"setup {self.setup if self.domain('setup') is None else 'searched'}",
+            "fixed: " + (", ".join(f"{k} = {v!r}" for k, v in self.fixed) or "nothing"),
             "space:",
             *(f"  {domain}" for domain in self.space),
             f"objective: {', '.join(f'{m} ({METRICS[m]})' for m in self.metrics)} over games 0..{self.games - 1}"
             f" of seed {self.seed}",
-            f"holdout: top {self.holdout_top_k} trials on {self.holdout_games} games of seed {self.holdout_seed}"
-            if self.holdout_top_k else "holdout: none (holdout.top_k = 0): no re-evaluation, no export",
+            f"validation: top {self.validation_top_k} trials on {self.validation_games} games of seed "
+            f"{self.validation_seed}; test: the chosen one on {self.test_games} games of seed {self.test_seed}"
+            if self.validation_top_k else "validation: none (validation.top_k = 0): no validation, test or export",
             f"search: {self.sampler} sampler (seed {self.sampler_seed}), {self.pruner} pruner, {self.n_trials} trials"
             + (f", timeout {self.timeout:g} s" if self.timeout else "")
             + f", {self.workers} worker{'s' if self.workers > 1 else ''}",
-            f"storage: {self.storage or 'default'}; MLflow: {self.tracking_uri or 'default'}, experiment {self.experiment}",
+            f"storage: {storage} (heartbeat every {self.liveness.heartbeat_interval} s, a worker silent for "
+            f"{self.liveness.grace_period} s counts as dead)",
+            f"MLflow: {tracking_uri}, experiment {self.experiment}",
         ]
         if self.trains:
             training = f"training: {self.episodes} episodes per trial, {self.envs} games per step"
-            lines.insert(2 + len(self.space), training)
+            lines.insert(3 + len(self.space), training)
         return "\n".join(lines)
 
 
@@ -227,6 +249,9 @@ def _section(data: dict, key: str, source: str) -> dict:
 
 def parse_study(data: dict, source: str = "study") -> StudySpec:
     """A StudySpec from a parsed study file (see the module docstring)."""
+    if "holdout" in data:
+        raise SpecError(f"{source}: [holdout] is now [validation] (top_k, games, seed: where the best is chosen) and "
+                        "[test] (games, seed: where it is reported); rename it and add [test] with a fresh seed")
     for key in data:
         if key not in TOP_KEYS:
             raise SpecError(f"{source}: unknown key {key!r}; valid: {', '.join(TOP_KEYS)}")
@@ -266,6 +291,9 @@ def parse_study(data: dict, source: str = "study") -> StudySpec:
     if not isinstance(fixed, dict):
         raise SpecError(f"{source}: fixed = {fixed!r} is invalid; expected a table of parameter values")
     fixed = _flatten(fixed)
+    both = next((key for key in fixed if key in {d.name for d in space}), None)
+    if both is not None:
+        raise SpecError(f"{source}: {both} is both in [fixed] and in [space]; keep one of them")
     if "setup" in searched:  # each value must fit some setup; each setup takes the values it has
         _check_fits(fixed, setups, f"{source}: fixed")
         setups = [s.with_params({k: v for k, v in fixed.items() if s.has_param(k)}, f"{source}: fixed") for s in setups]
@@ -283,7 +311,13 @@ def parse_study(data: dict, source: str = "study") -> StudySpec:
     metrics = objective["metrics"]
     if not isinstance(metrics, list) or not metrics or any(m not in METRICS for m in metrics) or len(set(metrics)) != len(metrics):
         raise SpecError(f"{source}: objective.metrics = {metrics!r} is invalid; expected a list of {', '.join(METRICS)}")
-    holdout, training, search, tracking = (_section(data, key, source) for key in ("holdout", "training", "search", "mlflow"))
+    validation, test, training, search, tracking = (
+        _section(data, key, source) for key in ("validation", "test", "training", "search", "mlflow"))
+    seeds = {"objective.seed": objective["seed"], "validation.seed": validation["seed"], "test.seed": test["seed"]}
+    for (a, x), (b, y) in itertools.combinations(seeds.items(), 2):
+        if x == y:
+            raise SpecError(f"{source}: {a} and {b} are both {x}; the search, validation and test deals must be "
+                            "disjoint: give each its own seed")
     if search["sampler"] not in SAMPLERS:
         raise SpecError(f"{source}: search.sampler = {search['sampler']!r} is invalid; expected one of {', '.join(SAMPLERS)}")
     if search["pruner"] not in PRUNERS:
@@ -308,9 +342,11 @@ def parse_study(data: dict, source: str = "study") -> StudySpec:
         metrics=tuple(metrics),
         games=objective["games"],
         seed=objective["seed"],
-        holdout_top_k=holdout["top_k"],
-        holdout_games=holdout["games"],
-        holdout_seed=holdout["seed"],
+        validation_top_k=validation["top_k"],
+        validation_games=validation["games"],
+        validation_seed=validation["seed"],
+        test_games=test["games"],
+        test_seed=test["seed"],
         episodes=training["episodes"],
         envs=training["envs"],
         sampler=search["sampler"],
@@ -324,6 +360,7 @@ def parse_study(data: dict, source: str = "study") -> StudySpec:
         experiment=tracking["experiment"] or name,
         source=source,
         fixed=tuple(fixed.items()),
+        liveness=Liveness(search["heartbeat_interval"], search["grace_period"]),
     )
 
 

@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
-import torch
-
 from agents.rl.ac_direct import ACDirect
 from agents.rl.ac_macro import ACMacro
+from agents.rl.checkpoint import load_weights
 from agents.rl.common import RL_STAGES, Learner
 from agents.rl.q_macro import QMacro
 from agents.specs import AgentSpec
@@ -16,15 +13,13 @@ ALGORITHMS: dict[str, type[Learner]] = {"q-macro": QMacro, "ac-macro": ACMacro, 
 
 
 def make_learner(stage: str, spec: AgentSpec, seed: int = 0) -> Learner:
-    """The learner of ``spec`` (an ``rl`` agent) for ``stage``, with its trained weights if it names them."""
+    """The learner of ``spec`` (an ``rl`` agent) for ``stage``, with its trained weights if it names them.
+
+    A weights file that cannot be loaded raises SpecError, one line naming ``<stage>.weights``, the
+    reason and the fix (``checkpoint.load_weights``)."""
     learner = ALGORITHMS[spec["algo"]](stage, spec, seed)
     if spec["weights"]:
-        path = Path(spec["weights"])
-        try:
-            learner.load_state_dict(torch.load(path, weights_only=True))
-        except (OSError, RuntimeError, KeyError) as error:
-            reason = str(error).splitlines()[0] if str(error) else type(error).__name__
-            raise ValueError(f"{stage}.weights = {str(path)!r}: cannot load: {reason}") from None
+        load_weights(learner, spec["weights"])
     return learner
 
 

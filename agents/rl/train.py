@@ -28,6 +28,7 @@ import torch
 
 from agents.batch import GameBatch
 from agents.evaluation import progress_bar
+from agents.interruption import Interrupted
 from agents.rl import RL_STAGES, make_learner
 from agents.rl.common import GAMMA
 from agents.setup import STAGES, Setup
@@ -122,7 +123,8 @@ def train(
     """Train the ``rl`` stages of ``setup``; see the module docstring.
 
     ``on_window(episodes, moving win rate)`` is called every ``window`` finished episodes; an
-    exception it raises (a tuning pruner's) stops the training and propagates."""
+    exception it raises (a tuning pruner's) stops the training and propagates. Ctrl-C or SIGTERM
+    writes the checkpoints so far and raises ``Interrupted`` with the partial TrainingResult."""
     setup = Setup.parse(setup) if isinstance(setup, str) else setup
     stages = rl_stages(setup)
     level = parse_difficulty(difficulty)
@@ -158,7 +160,7 @@ def train(
             counts[stage][slot] = 0
         next_episode += 1
 
-    interrupted = False
+    interrupted: KeyboardInterrupt | None = None
     try:
         for slot in range(batch.active.size):
             deal(slot)
@@ -195,8 +197,8 @@ def train(
                 batch.apply(slots, acts)
             for stage in stages:
                 transitions[stage].flush(learners[stage])
-    except KeyboardInterrupt:
-        interrupted = True
+    except KeyboardInterrupt as stop:
+        interrupted = stop
     seconds = time.perf_counter() - start
     if bar is not None:
         bar.close()
@@ -209,9 +211,11 @@ def train(
         final = {stage: learner.state_dict() for stage, learner in learners.items()}
         save_checkpoint(setup, final, out / "final")
         trained = save_checkpoint(setup, best_state or final, out)
-    result = TrainingResult(trained, result_wins, window, seconds, best_average, best_episode, out, interrupted)
+    result = TrainingResult(trained, result_wins, window, seconds, best_average, best_episode, out, bool(interrupted))
     if out is not None:
         result.write_curve(out / "curve.csv")
+    if interrupted is not None:
+        raise Interrupted.of(interrupted, result)
     return result
 
 

@@ -1,0 +1,359 @@
+"""The study record under faults injected into real processes: signals to a process group, kill -9,
+a torn journal, a second driver, workers launched together. Every assertion is on the record itself
+(Optuna storage, MLflow runs, the export), read back after the fault."""
+
+import os
+import re
+import signal
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+import uuid
+
+import optuna
+import pytest
+from mlflow import MlflowClient
+from optuna.trial import TrialState
+
+from agents.setup import Setup
+from tuning.storage import storage_object
+
+pytestmark = pytest.mark.slow
+POSTGRES = "postgresql://postgres@127.0.0.1:5432/test"
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+STUDY = """
+name = "{name}"
+difficulty = "hard"
+setup = "random-mcts-mcts"
+[fixed]
+budget = {budget}
+ppn = 20
+[space]
+c = {{ float = [0.3, 2.0], log = true }}
+[objective]
+games = {games}
+[validation]
+top_k = 2
+games = {validation}
+[test]
+games = {validation}
+[search]
+n_trials = {trials}
+pruner = "none"
+heartbeat_interval = 1
+grace_period = 3
+"""
+
+
+def write_study(folder, name="f", budget=200, games=300, trials=6, validation=100):
+    path = folder / f"{name}.toml"
+    path.write_text(STUDY.format(name=name, budget=budget, games=games, trials=trials, validation=validation))
+    return path
+
+
+class Lotr:
+    """``lotr *args`` run in ``folder`` in its own process group (as a terminal job); its stderr is read as it
+    comes (``err``), so that a test can wait for a line."""
+
+    def __init__(self, folder, *args):
+        env = {k: v for k, v in os.environ.items() if k != "MLFLOW_TRACKING_URI"} | {"PYTHONPATH": REPO}
+        self.process = subprocess.Popen([sys.executable, "-m", "tuning.cli", *map(str, args)], cwd=folder, env=env,
+                                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                        start_new_session=True)
+        self.pid, self.outs, self.errs = self.process.pid, [], []
+        self.readers = [threading.Thread(target=lambda f=f, into=into: into.extend(iter(lambda: f.read(64), "")))
+                        for f, into in ((self.process.stdout, self.outs), (self.process.stderr, self.errs))]
+        for reader in self.readers:
+            reader.start()
+
+    @property
+    def err(self) -> str:
+        return "".join(self.errs)
+
+    def finish(self, timeout: float) -> tuple[int, str, str]:
+        """Wait for the end: (exit code, stdout, stderr)."""
+        self.process.wait(timeout=timeout)
+        for reader in self.readers:
+            reader.join()
+        return self.process.returncode, "".join(self.outs), self.err
+
+    def kill(self) -> None:
+        self.process.kill()
+        self.process.wait()
+
+
+def lotr(folder, *args) -> Lotr:
+    return Lotr(folder, *args)
+
+
+def wait_for(condition, seconds, what, run: "Lotr | None" = None):
+    """``condition()``'s first true value within ``seconds``; fails early if ``run`` ends meanwhile."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        found = condition()
+        if found:
+            return found
+        if run is not None and run.process.poll() is not None:
+            pytest.fail(f"lotr exited ({run.process.returncode}) before {what}: {run.err[-2000:]}")
+        time.sleep(0.2)
+    pytest.fail(f"timed out after {seconds} s waiting for {what}")
+
+
+def trials_of(url, name):
+    try:
+        return optuna.load_study(study_name=name, storage=storage_object(url)).get_trials(deepcopy=False)
+    except (KeyError, ValueError, OSError):
+        return []
+
+
+def playing(url, name, worker_pid=None):
+    """A running trial that has reported games (it is inside its evaluation), of ``worker_pid`` if given."""
+    return next((t for t in trials_of(url, name) if t.state == TrialState.RUNNING and t.intermediate_values
+                 and (worker_pid is None or t.user_attrs.get("worker", "").endswith(f":{worker_pid}"))), None)
+
+
+def group_gone(pgid) -> bool:
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return True
+    return False
+
+
+def assert_record_is_true(url, name, games):
+    """No trial recorded complete from part of its games, none left running."""
+    trials = trials_of(url, name)
+    assert all(t.user_attrs["games"] == games for t in trials if t.state == TrialState.COMPLETE)
+    assert not [t for t in trials if t.state == TrialState.RUNNING]
+    return trials
+
+
+@pytest.fixture
+def in_tmp(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("MLFLOW_TRACKING_URI", raising=False)
+    return tmp_path
+
+
+@pytest.mark.parametrize("workers, signum", [(2, signal.SIGINT), (1, signal.SIGINT), (2, signal.SIGTERM)],
+                         ids=["group-sigint-2-workers", "group-sigint-1-worker", "group-sigterm-2-workers"])
+def test_a_signal_to_the_group_stops_every_worker_and_keeps_no_partial_trial(in_tmp, workers, signum):
+    path = write_study(in_tmp)
+    url = f"journal:{in_tmp}/f.journal" if workers > 1 else f"sqlite:///{in_tmp}/f.db"
+    run = lotr(in_tmp, "tune", "run", path, "--workers", workers)
+    wait_for(lambda: playing(url, "f"), 180, "a trial in the middle of its games", run)
+    sent = time.monotonic()
+    os.killpg(run.pid, signum)
+    code, out, err = run.finish(30)
+    stopped = time.monotonic() - sent
+    assert code == 128 + signum, err
+    assert stopped < 5 and group_gone(run.pid), f"stopped after {stopped:.1f} s"
+    last = err.strip().splitlines()[-1]
+    assert f"interrupted ({signal.Signals(signum).name})" in last and f"resume with: lotr tune run {path}" in last
+    trials = assert_record_is_true(url, "f", 300)
+    cut = [t for t in trials if t.state == TrialState.FAIL]
+    assert cut and all("interrupted" in t.user_attrs for t in cut)  # the trial cut short, failed and queued again
+    assert not (in_tmp / "f-best.toml").exists()
+    client = MlflowClient(f"sqlite:///{in_tmp}/mlflow.db")
+    runs = client.search_runs([client.get_experiment_by_name("f").experiment_id])
+    assert not [r for r in runs if r.info.status == "RUNNING"]
+
+
+def test_sigterm_to_the_driver_alone_stops_its_workers(in_tmp):
+    path = write_study(in_tmp)
+    run = lotr(in_tmp, "tune", "run", path, "--workers", 2)
+    wait_for(lambda: playing(f"journal:{in_tmp}/f.journal", "f"), 180, "a trial in the middle of its games", run)
+    os.kill(run.pid, signal.SIGTERM)
+    code, _, _ = run.finish(30)
+    assert code == 143
+    wait_for(lambda: group_gone(run.pid), 5, "no orphaned worker")
+    assert_record_is_true(f"journal:{in_tmp}/f.journal", "f", 300)
+
+
+def test_an_interrupted_validation_exports_nothing_and_resumes_where_it_stopped(in_tmp):
+    path = write_study(in_tmp, budget=40, games=20, trials=2, validation=20_000)
+    run = lotr(in_tmp, "tune", "run", path)
+    wait_for(lambda: (in_tmp / "f.db").is_file() and
+             sum(t.state == TrialState.COMPLETE for t in trials_of(f"sqlite:///{in_tmp}/f.db", "f")) == 2,
+             180, "the trials to finish", run)
+    time.sleep(2)  # into the validation games
+    os.killpg(run.pid, signal.SIGINT)
+    code, _, err = run.finish(30)
+    assert code == 130, err
+    assert "validation 1/2" in err and not (in_tmp / "f-best.toml").exists()
+    study = optuna.load_study(study_name="f", storage=f"sqlite:///{in_tmp}/f.db")
+    assert "selection" not in study.user_attrs and "validation" not in study.user_attrs  # no partial figure kept
+    client = MlflowClient(f"sqlite:///{in_tmp}/mlflow.db")
+    assert not client.search_registered_models()
+    path.write_text(path.read_text().replace("20000", "200"))
+    resumed = lotr(in_tmp, "tune", "run", path)
+    code, _, err = resumed.finish(300)
+    assert code == 0, err
+    assert "trial 2" not in err  # no trial run again: only the validation and the test
+    study = optuna.load_study(study_name="f", storage=f"sqlite:///{in_tmp}/f.db")
+    chosen = study.user_attrs["selection"]
+    assert chosen["validation"]["games"] == 200 and chosen["test"]["games"] == 200
+    assert Setup.read_mapping(in_tmp / "f-best.toml")["metadata"]["trial"] == chosen["trial"]
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["sigint", "sigterm"])
+def test_lotr_eval_reports_the_games_finished_marked_interrupted(in_tmp, signum):
+    run = lotr(in_tmp, "eval", "--setup", "random-mcts-mcts", "--set", "budget=800", "--games", 100_000)
+    wait_for(lambda: re.search(r"\b[1-9][0-9]*/100000\b", run.err), 120, "games being played", run)
+    os.killpg(run.pid, signum)
+    code, out, err = run.finish(30)
+    assert code == 128 + signum, err
+    played = int(out.split(" games from seed")[0].rsplit(" ", 1)[1])
+    assert 0 < played < 100_000 and "(interrupted)" in out
+    assert f"interrupted ({signal.Signals(signum).name}) after {played} of 100000 games" in err
+
+
+def test_a_torn_journal_is_repaired_and_every_finished_trial_kept(in_tmp):
+    path = write_study(in_tmp, budget=20, games=20, trials=3)
+    first = lotr(in_tmp, "tune", "run", path, "--workers", 2)
+    assert first.finish(300)[0] == 0
+    journal = in_tmp / "f.journal"
+    before = [t.number for t in trials_of(f"journal:{journal}", "f") if t.state == TrialState.COMPLETE]
+    data = journal.read_bytes()
+    journal.write_bytes(data + b'{"op_code": 6, "worker_id": "x", "trial_id": 0, "us')  # a writer killed mid-record
+    again = lotr(in_tmp, "tune", "run", path, "--workers", 2, "--n-trials", 5)
+    code, out, err = again.finish(300)
+    assert code == 0, err
+    assert "its last record was cut" in out + err
+    trials = trials_of(f"journal:{journal}", "f")
+    assert sum(t.state == TrialState.COMPLETE for t in trials) == 5
+    assert set(before) <= {t.number for t in trials if t.state == TrialState.COMPLETE}
+    assert list(in_tmp.glob("f.journal.torn-*"))  # the cut file backed up
+
+
+def test_a_second_driver_is_refused_and_the_first_finishes(in_tmp):
+    path = write_study(in_tmp, trials=3)
+    first = lotr(in_tmp, "tune", "run", path)
+    wait_for(lambda: playing(f"sqlite:///{in_tmp}/f.db", "f"), 180, "the first driver's trial", first)
+    second = lotr(in_tmp, "tune", "run", path)
+    code, _, err = second.finish(60)
+    assert code == 2 and len(err.strip().splitlines()) == 1
+    assert "is already being run by" in err and "lotr tune worker" in err
+    code, _, err = first.finish(300)
+    assert code == 0, err
+    trials = trials_of(f"sqlite:///{in_tmp}/f.db", "f")
+    assert [t.state for t in trials] == [TrialState.COMPLETE] * 3
+
+
+def test_a_killed_driver_leaves_runs_that_the_resume_closes(in_tmp):
+    path = write_study(in_tmp, trials=3)
+    run = lotr(in_tmp, "tune", "run", path)
+    killed = wait_for(lambda: playing(f"sqlite:///{in_tmp}/f.db", "f"), 180, "a trial in the middle of its games", run)
+    run.kill()
+    resumed = lotr(in_tmp, "tune", "run", path)
+    code, _, err = resumed.finish(300)
+    assert code == 0, err
+    trials = assert_record_is_true(f"sqlite:///{in_tmp}/f.db", "f", 300)
+    assert trials[killed.number].state == TrialState.FAIL and sum(t.state == TrialState.COMPLETE for t in trials) == 3
+    client = MlflowClient(f"sqlite:///{in_tmp}/mlflow.db")
+    runs = client.search_runs([client.get_experiment_by_name("f").experiment_id])
+    assert not [r for r in runs if r.info.status == "RUNNING"]
+    by_name = {r.info.run_name: r for r in runs if "mlflow.parentRunId" in r.data.tags}
+    assert by_name[f"trial-{killed.number}"].info.status == "KILLED"
+    assert sum(r.info.status == "KILLED" for r in runs if "mlflow.parentRunId" not in r.data.tags) == 1
+
+
+def postgres_database():
+    """A fresh PostgreSQL database (dropped by the caller), or skip."""
+    try:
+        import psycopg
+
+        admin = psycopg.connect(POSTGRES, autocommit=True)
+    except Exception as error:  # pragma: no cover - CI has PostgreSQL
+        pytest.skip(f"no PostgreSQL at {POSTGRES}: {error}")
+    name = f"faults_{uuid.uuid4().hex[:8]}"
+    admin.execute(f"CREATE DATABASE {name}")
+    return admin, name, f"postgresql+psycopg://postgres@127.0.0.1:5432/{name}"
+
+
+def test_a_driver_and_workers_launched_together_on_a_fresh_database_all_join(in_tmp):
+    admin, database, url = postgres_database()
+    try:
+        path = write_study(in_tmp, budget=20, games=20, trials=6)
+        processes = [lotr(in_tmp, "tune", "run", path, "--storage", url)]
+        processes += [lotr(in_tmp, "tune", "worker", path, "--storage", url) for _ in range(2)]
+        for process in processes:
+            code, _, err = process.finish(300)
+            assert code == 0, err
+        trials = trials_of(url, "f")
+        assert sum(t.state == TrialState.COMPLETE for t in trials) == 6 and len({t.number for t in trials}) == len(trials)
+    finally:
+        admin.execute(f"DROP DATABASE {database} WITH (FORCE)")
+
+
+def test_the_survivors_take_over_a_killed_workers_trial_and_meet_the_budget(in_tmp):
+    admin, database, url = postgres_database()
+    try:
+        path = write_study(in_tmp, trials=8)
+        started = lotr(in_tmp, "tune", "run", path, "--storage", url, "--n-trials", 1)
+        assert started.finish(300)[0] == 0
+        workers = [lotr(in_tmp, "tune", "worker", path, "--storage", url) for _ in range(3)]
+        victim = workers[0]
+        wait_for(lambda: playing(url, "f", victim.pid), 180, "the first worker in the middle of a trial", victim)
+        victim.kill()
+        for worker in workers[1:]:
+            code, _, err = worker.finish(300)
+            assert code == 0, err
+        trials = trials_of(url, "f")
+        states = [t.state for t in trials]
+        assert states.count(TrialState.COMPLETE) == 8 and TrialState.RUNNING not in states
+        assert len({t.number for t in trials}) == len(trials)
+        lost = [t for t in trials if t.state == TrialState.FAIL and t.user_attrs["worker"].endswith(f":{victim.pid}")]
+        assert len(lost) == 1  # failed by the survivors' heartbeat check, and run again
+        assert any(t.system_attrs.get("failed_trial") == lost[0].number for t in trials if t.state == TrialState.COMPLETE)
+    finally:
+        admin.execute(f"DROP DATABASE {database} WITH (FORCE)")
+
+
+def test_a_dead_local_worker_is_replaced_and_the_budget_met(in_tmp):
+    path = write_study(in_tmp, trials=5)
+    run = lotr(in_tmp, "tune", "run", path, "--workers", 2)
+    url = f"journal:{in_tmp}/f.journal"
+    trial = wait_for(lambda: playing(url, "f"), 180, "a worker in the middle of a trial", run)
+    os.kill(int(trial.user_attrs["worker"].rsplit(":", 1)[1]), signal.SIGKILL)
+    code, _, err = run.finish(300)
+    assert code == 0, err
+    assert "died" in err
+    trials = assert_record_is_true(url, "f", 300)
+    assert sum(t.state == TrialState.COMPLETE for t in trials) == 5 and trials[trial.number].state == TrialState.FAIL
+
+
+def test_pruned_trials_finish_in_mlflow_with_their_running_win_rate(in_tmp):
+    path = in_tmp / "p.toml"
+    path.write_text(textwrap.dedent("""
+        name = "p"
+        difficulty = "hard"
+        setup = "random-mcts-mcts"
+        [space]
+        budget = { choice = [100, 1] }
+        playout = { choice = ["random", "expert"] }
+        [objective]
+        games = 200
+        [validation]
+        top_k = 0
+        [search]
+        sampler = "grid"
+        pruner = "wilcoxon"
+    """))
+    study = optuna.create_study(study_name="p", storage="sqlite:///p.db", direction="maximize")
+    study.enqueue_trial({"budget": 100, "playout": "random"})
+    study.enqueue_trial({"budget": 1, "playout": "expert"})  # plays the expert questing rule: no wins on hard
+    run = lotr(in_tmp, "tune", "run", path, "--n-trials", 2)
+    code, _, err = run.finish(300)
+    assert code == 0, err
+    trials = optuna.load_study(study_name="p", storage="sqlite:///p.db").trials
+    pruned = trials[1]
+    assert pruned.state == TrialState.PRUNED and max(pruned.intermediate_values) < 200
+    assert pruned.value == pruned.intermediate_values[max(pruned.intermediate_values)] < trials[0].value
+    assert pruned.user_attrs["games"] == max(pruned.intermediate_values) and len(pruned.user_attrs["wilson_95"]) == 2
+    client = MlflowClient(f"sqlite:///{in_tmp}/mlflow.db")
+    run = client.get_run(pruned.user_attrs["mlflow_run"])
+    assert run.info.status == "FINISHED" and run.data.tags["state"] == "pruned"

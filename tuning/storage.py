@@ -1,0 +1,290 @@
+"""Where a study's trials live: Optuna storages, their faults, and who may drive a study.
+
+- ``storage_for``: the study's storage URL (the study file's, else a default
+  file here: ``<name>.db`` (SQLite) for one worker, ``journal:<name>.journal``
+  (Optuna's journal file, process-safe without a server) for several).
+- ``storage_object``: what Optuna takes for a URL. Database storages record a
+  heartbeat per running trial (``Heartbeat``); a trial whose heartbeat is older
+  than the grace period belongs to a dead worker: ``fail_stale`` fails it and
+  queues a retry with the same parameters, so that the survivors meet the
+  budget. Tables are created under a lock (an advisory lock on PostgreSQL, a
+  file lock beside an SQLite file), so processes started together all join. A journal whose last record was cut by a kill is
+  repaired before anything writes to it (``repair_journal``).
+- ``driver_lock``: one ``lotr tune run`` per study at a time (a file lock
+  beside a local store, an advisory lock on PostgreSQL; both vanish with their
+  process); ``lotr tune worker`` joins without it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime
+import fcntl
+import hashlib
+import os
+import shutil
+import socket
+import threading
+import warnings
+from dataclasses import dataclass
+from pathlib import Path
+
+import optuna
+from optuna.trial import FrozenTrial, TrialState
+
+from agents.specs import SpecError
+
+JOURNAL = "journal:"
+CONNECT_SECONDS = 10  # a database server that does not answer within this is unreachable
+MAX_RETRIES = 3  # a trial lost with its worker is queued again at most this often
+COUNTED = (TrialState.COMPLETE, TrialState.PRUNED)  # the trials a budget counts
+
+
+@dataclass(frozen=True)
+class Liveness:
+    """How often a running trial's worker says it is alive, and how long before it counts as dead (seconds)."""
+
+    heartbeat_interval: int = 10
+    grace_period: int = 30
+
+
+def storage_for(name: str, given: str | None, workers: int, root: Path = Path(".")) -> str:
+    """The study's storage URL: ``given``, else the default store in ``root`` that already holds the study
+    (so that it resumes, exports and reports whatever its first run's worker count), else a journal file
+    for several workers and an SQLite file for one."""
+    if given:
+        return given
+    journal, database = root / f"{name}.journal", root / f"{name}.db"
+    if journal.is_file() or (workers > 1 and not database.is_file()):
+        return f"{JOURNAL}{journal}"
+    if workers > 1:
+        raise SpecError(f"study {name} is in {database} (SQLite, one worker at a time); run it with --workers 1, "
+                        "or give --storage")
+    return f"sqlite:///{database}"
+
+
+def local_store(url: str) -> Path | None:
+    """The file of a journal or SQLite storage URL (None for a server)."""
+    for prefix in (JOURNAL, "sqlite:///"):
+        if url.startswith(prefix):
+            return Path(url[len(prefix):])
+    return None
+
+
+def check_storage(url: str) -> str:
+    """``url`` if a run could use it (a local store's folder exists, a server answers); else a one-line SpecError.
+    Creates nothing (``lotr tune run --dry-run``)."""
+    store = local_store(url)
+    if store is not None:
+        folder = store.resolve().parent
+        if not folder.is_dir() or not os.access(folder, os.W_OK):
+            raise SpecError(f"storage {url}: cannot write in {folder}; create it or give --storage")
+    elif is_postgres(url):
+        with _advisory_lock(url, "check", wait=False):
+            pass
+    return url
+
+
+def is_postgres(url: str) -> bool:
+    return url.startswith(("postgresql:", "postgresql+", "postgres:"))
+
+
+def storage_object(url: str, liveness: Liveness = Liveness()):
+    """What Optuna takes for ``url``: a journal storage (repaired first), or a database storage with
+    heartbeats, a connect timeout and tables created once however many processes start together."""
+    if url.startswith(JOURNAL):
+        from optuna.storages import JournalStorage
+        from optuna.storages.journal import JournalFileBackend
+
+        path = url[len(JOURNAL):]
+        notice = repair_journal(Path(path))
+        if notice:
+            print(notice, flush=True)
+        return JournalStorage(JournalFileBackend(path))
+    kwargs = {"connect_args": {"connect_timeout": CONNECT_SECONDS}} if is_postgres(url) else {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
+        make = lambda: optuna.storages.RDBStorage(  # noqa: E731
+            url, engine_kwargs=kwargs, heartbeat_interval=liveness.heartbeat_interval,
+            grace_period=liveness.grace_period,
+            heartbeat_stale_trial_callback=retry,
+        )
+        store = local_store(url)
+        if store is not None:  # SQLite: tables created by one process at a time
+            with _file_lock(Path(f"{store}.lock")):
+                return make()
+        if not is_postgres(url):
+            return make()
+        with _advisory_lock(url, "optuna-tables", wait=True):
+            return make()
+
+
+def repair_journal(path: Path) -> str | None:
+    """If the journal's last record was cut (no final newline: its writer was killed mid-write), back the
+    file up beside it and drop the partial record, under the journal's own lock; returns a notice, else None.
+    Without this, the next write would land on the cut line and make the whole study unreadable."""
+    from optuna.storages.journal import JournalFileSymlinkLock
+
+    if not path.is_file() or path.stat().st_size == 0 or _last_byte(path) == b"\n":
+        return None
+    lock = JournalFileSymlinkLock(str(path))
+    lock.acquire()
+    try:
+        data = path.read_bytes()
+        if data.endswith(b"\n"):
+            return None  # completed by its writer meanwhile
+        backup = path.with_name(f"{path.name}.torn-{datetime.datetime.now():%Y%m%d-%H%M%S}")
+        shutil.copy2(path, backup)
+        keep = data.rfind(b"\n") + 1
+        with open(path, "r+b") as file:
+            file.truncate(keep)
+            file.flush()
+            os.fsync(file.fileno())
+    finally:
+        lock.release()
+    return (f"journal {path}: its last record was cut ({len(data) - keep} bytes, a killed writer); "
+            f"backed up to {backup.name} and dropped; finished trials are kept")
+
+
+@contextlib.contextmanager
+def _file_lock(path: Path):
+    """An exclusive lock on ``path`` (created if missing) for the block; it vanishes with its process."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "a") as file:
+        fcntl.flock(file, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(file, fcntl.LOCK_UN)
+
+
+def _last_byte(path: Path) -> bytes:
+    with open(path, "rb") as file:
+        file.seek(-1, os.SEEK_END)
+        return file.read(1)
+
+
+def fail_stale(study: optuna.Study) -> None:
+    """Fail the running trials whose worker stopped beating, queueing their retries (database storages)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
+        optuna.storages.fail_stale_trials(study)
+
+
+def has_heartbeats(study: optuna.Study) -> bool:
+    from optuna.storages._heartbeat import is_heartbeat_enabled
+
+    return is_heartbeat_enabled(study._storage)
+
+
+def retry(study: optuna.Study, trial: FrozenTrial) -> None:
+    """Queue a trial that did not finish (its worker died, or it was interrupted) again with the same parameters,
+    at most ``MAX_RETRIES`` times; the new trial names the first one (``failed_trial``, as Optuna's retry
+    callback) and carries none of the old trial's attributes."""
+    history = [*trial.system_attrs.get("retry_history", []), trial.number]
+    if len(history) > MAX_RETRIES:
+        return
+    attrs = {"failed_trial": history[0], "retry_history": history}
+    if trial.params:
+        study.add_trial(optuna.create_trial(state=TrialState.WAITING, params=trial.params,
+                                            distributions=trial.distributions, system_attrs=attrs,
+                                            user_attrs={"retry_of": trial.number}))
+    elif "fixed_params" in trial.system_attrs:  # a queued point (a grid's) stopped before its parameters were set
+        study.enqueue_trial(trial.system_attrs["fixed_params"], user_attrs={"retry_of": trial.number})
+
+
+class Heartbeat:
+    """While running (a context), a thread records the trial's heartbeat every interval."""
+
+    def __init__(self, study: optuna.Study, trial: optuna.Trial):
+        self.storage = study._storage
+        self.trial_id = trial._trial_id
+        self.interval = self.storage.get_heartbeat_interval() if has_heartbeats(study) else None
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self._beat, daemon=True)
+
+    def _beat(self) -> None:
+        while not self.stop.wait(self.interval):
+            with contextlib.suppress(Exception):  # a missed beat is not an error; a dead process misses them all
+                self.storage.record_heartbeat(self.trial_id)
+
+    def __enter__(self) -> Heartbeat:
+        if self.interval is not None:
+            self.storage.record_heartbeat(self.trial_id)
+            self.thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self.interval is not None:
+            self.stop.set()
+            self.thread.join()
+
+
+def driver_identity() -> str:
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
+@contextlib.contextmanager
+def driver_lock(url: str, name: str):
+    """Hold the study's driver lock for the block; SpecError when another driver holds it."""
+    store = local_store(url)
+    if store is not None:
+        store.parent.mkdir(parents=True, exist_ok=True)
+        with open(Path(f"{store}.driver"), "a+") as file:
+            try:
+                fcntl.flock(file, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                raise _driven_elsewhere(url, name) from None
+            try:
+                yield
+            finally:
+                fcntl.flock(file, fcntl.LOCK_UN)
+    elif is_postgres(url):
+        with _advisory_lock(url, f"driver:{name}", wait=False) as held:
+            if not held:
+                raise _driven_elsewhere(url, name)
+            yield
+    else:
+        yield  # other servers: no lock (run one driver by hand)
+
+
+def _driven_elsewhere(url: str, name: str) -> SpecError:
+    driver = {}
+    with contextlib.suppress(Exception):
+        driver = optuna.load_study(study_name=name, storage=storage_object(url)).user_attrs.get("driver", {})
+    who = f"by {driver['who']} since {driver['since']}" if driver else "by another lotr tune run"
+    return SpecError(f"study {name} is already being run {who}; add workers with lotr tune worker ... "
+                     f"--storage {url}, or wait for it to finish")
+
+
+@contextlib.contextmanager
+def _advisory_lock(url: str, key: str, wait: bool):
+    """A PostgreSQL session advisory lock named ``key`` on its own connection; yields whether it is held."""
+    import sqlalchemy
+
+    number = int.from_bytes(hashlib.sha256(key.encode()).digest()[:8], "big", signed=True)
+    engine = sqlalchemy.create_engine(url, poolclass=sqlalchemy.pool.NullPool,
+                                      connect_args={"connect_timeout": CONNECT_SECONDS})
+    try:
+        try:
+            connection = engine.connect().execution_options(isolation_level="AUTOCOMMIT")
+        except sqlalchemy.exc.OperationalError as error:
+            reason = str(error.orig or error).strip().splitlines()[0]
+            raise SpecError(f"storage {url}: unreachable: {reason}") from None
+        with connection:
+            query = "SELECT pg_advisory_lock(:k)" if wait else "SELECT pg_try_advisory_lock(:k)"
+            held = connection.execute(sqlalchemy.text(query), {"k": number}).scalar() is not False
+            try:
+                yield held
+            finally:
+                if held:
+                    connection.execute(sqlalchemy.text("SELECT pg_advisory_unlock(:k)"), {"k": number})
+    finally:
+        engine.dispose()
+
+
+def set_driver(study: optuna.Study) -> None:
+    """Name this process as the study's driver (for the message a second driver gets)."""
+    study.set_user_attr("driver", {"who": driver_identity(),
+                                   "since": datetime.datetime.now().isoformat(timespec="seconds")})
+
