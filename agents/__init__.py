@@ -7,7 +7,7 @@ from lotr_sim import _jit_cache
 _jit_cache.configure(Path(__file__).resolve().parent)  # before any compiled agent is defined
 
 
-from agents.decide import Agent
+from agents.agent import Agent
 from agents.evaluation import Evaluation, evaluate_setup
 from agents.setup import STAGES, Setup
 from agents.specs import AGENT_KINDS, AgentSpec, SpecError

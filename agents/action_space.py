@@ -24,9 +24,9 @@ determinization, so tree nodes keyed by them share statistics.
 import numpy as np
 
 from agents.specs import REDUCE_DEFENSE, REDUCE_PLANNING, REDUCE_QUESTING
+from lotr_sim import layout as L
 from lotr_sim.cards import CARDS, COST, ENEMY_FIRST, LOCATION_FIRST, N_CARDS, WILLPOWER
 from lotr_sim.jit import allocating, inline_kernel, kernel
-from lotr_sim.layout import *  # noqa: F403  (the layout is a namespace of constants)
 from lotr_sim.legal import MAX_OPTIONS, decision_slots, enumerate_legal, product_size
 from lotr_sim.rng import below
 from lotr_sim.rules import (
@@ -55,7 +55,7 @@ FIRST_COPY.flags.writeable = False
 
 @inline_kernel
 def chosen(act, card):
-    return act[card] != NO_CHOICE
+    return act[card] != L.NO_CHOICE
 
 
 @kernel
@@ -78,13 +78,13 @@ def action_key(phase, act):
     """The key (k0, k1) of the action vector ``act`` for a decision in ``phase``."""
     k0 = np.int64(0)
     k1 = np.int64(phase)
-    if phase == DEFENSE:  # per enemy: 1 + defender, or 19 + hero taking the damage
+    if phase == L.DEFENSE:  # per enemy: 1 + defender, or 19 + hero taking the damage
         for j in range(N_ENEMIES):
             target = act[ENEMY_FIRST + j]
-            if target != NO_CHOICE:
-                digit = target + 1 if target < UNDEFENDED else target - UNDEFENDED + 19
+            if target != L.NO_CHOICE:
+                digit = target + 1 if target < L.UNDEFENDED else target - L.UNDEFENDED + 19
                 k0, k1 = put_digit(k0, k1, 5 * j, digit)
-    elif phase == ATTACK:  # per character: 1 + enemy index
+    elif phase == L.ATTACK:  # per character: 1 + enemy index
         for c in range(N_CHARACTERS):
             if chosen(act, c):
                 k0, k1 = put_digit(k0, k1, 4 * c, act[c] - ENEMY_FIRST + 1)
@@ -103,14 +103,14 @@ def key_phase(k1):
 @kernel
 def key_action(k0, k1, act):
     """Fill ``act`` with the action vector of a key."""
-    act[:] = NO_CHOICE
+    act[:] = L.NO_CHOICE
     phase = key_phase(k1)
-    if phase == DEFENSE:
+    if phase == L.DEFENSE:
         for j in range(N_ENEMIES):
             digit = get_digit(k0, k1, 5 * j, 5)
             if digit:
-                act[ENEMY_FIRST + j] = digit - 1 if digit <= 18 else UNDEFENDED + digit - 19
-    elif phase == ATTACK:
+                act[ENEMY_FIRST + j] = digit - 1 if digit <= 18 else L.UNDEFENDED + digit - 19
+    elif phase == L.ATTACK:
         for c in range(N_CHARACTERS):
             digit = get_digit(k0, k1, 4 * c, 4)
             if digit:
@@ -125,50 +125,50 @@ def key_action(k0, k1, act):
 @kernel
 def eligible_cards(S):
     """The cards a planning, questing or travel action chooses among."""
-    phase = S[PHASE]
-    if phase == PLANNING:
-        return S[ZONE_MASKS + HAND]
-    if phase == QUESTING:
+    phase = S[L.PHASE]
+    if phase == L.PLANNING:
+        return S[L.ZONE_MASKS + L.HAND]
+    if phase == L.QUESTING:
         return ready(S)
-    if phase == TRAVEL:
-        return S[ZONE_MASKS + STAGING] & LOCATION_BITS
+    if phase == L.TRAVEL:
+        return S[L.ZONE_MASKS + L.STAGING] & LOCATION_BITS
     return np.int64(0)
 
 
 @kernel
 def canonicalize(S, act):
     """Replace each chosen card by its lowest-id unchosen interchangeable copy."""
-    phase = S[PHASE]
-    if phase != PLANNING and phase != QUESTING and phase != TRAVEL:
+    phase = S[L.PHASE]
+    if phase != L.PLANNING and phase != L.QUESTING and phase != L.TRAVEL:
         return
     eligible = eligible_cards(S)
     for c in range(N_CARDS):
         if not chosen(act, c):
             continue
         for twin in range(FIRST_COPY[c], c):
-            if (eligible >> twin) & 1 and not chosen(act, twin) and S[DAMAGE + twin] == S[DAMAGE + c]:
+            if (eligible >> twin) & 1 and not chosen(act, twin) and S[L.DAMAGE + twin] == S[L.DAMAGE + c]:
                 act[twin] = act[c]
-                act[c] = NO_CHOICE
+                act[c] = L.NO_CHOICE
                 break
 
 
 @kernel
 def is_canonical(S, act):
-    phase = S[PHASE]
-    if phase != PLANNING and phase != QUESTING and phase != TRAVEL:
+    phase = S[L.PHASE]
+    if phase != L.PLANNING and phase != L.QUESTING and phase != L.TRAVEL:
         return True
     eligible = eligible_cards(S)
     for c in range(N_CARDS):
         if chosen(act, c):
             for twin in range(FIRST_COPY[c], c):
-                if (eligible >> twin) & 1 and not chosen(act, twin) and S[DAMAGE + twin] == S[DAMAGE + c]:
+                if (eligible >> twin) & 1 and not chosen(act, twin) and S[L.DAMAGE + twin] == S[L.DAMAGE + c]:
                     return False
     return True
 
 
 @kernel
 def affordable_gandalf(S):
-    m = S[ZONE_MASKS + HAND] & GANDALF_BITS
+    m = S[L.ZONE_MASKS + L.HAND] & GANDALF_BITS
     return m != 0 and COST[lowest(m)] <= total_resources(S)
 
 
@@ -184,14 +184,14 @@ def willpower_of(mask):
 @kernel
 def reduced_out(S, act, row):
     """True when the action reduction enabled in the agent ``row`` discards ``act``."""
-    phase = S[PHASE]
-    if phase == PLANNING and row[REDUCE_PLANNING] != 0 and affordable_gandalf(S):
+    phase = S[L.PHASE]
+    if phase == L.PLANNING and row[REDUCE_PLANNING] != 0 and affordable_gandalf(S):
         bought = np.int64(0)
         for c in range(N_CARDS):
             if chosen(act, c):
                 bought |= np.int64(1) << c
         return bought != 0 and bought & GANDALF_BITS == 0
-    if phase == QUESTING and row[REDUCE_QUESTING] != 0:
+    if phase == L.QUESTING and row[REDUCE_QUESTING] != 0:
         needed = staging_threat(S) + 2
         if willpower_of(ready(S)) <= needed:
             return False
@@ -200,12 +200,12 @@ def reduced_out(S, act, row):
             if chosen(act, c):
                 committed += WILLPOWER[c]
         return committed <= needed
-    if phase == DEFENSE and row[REDUCE_DEFENSE] != 0:
+    if phase == L.DEFENSE and row[REDUCE_DEFENSE] != 0:
         undefended = 0
         for j in range(N_ENEMIES):
-            if act[ENEMY_FIRST + j] >= UNDEFENDED:
+            if act[ENEMY_FIRST + j] >= L.UNDEFENDED:
                 undefended += 1
-        return undefended > max(0, popcount(S[ZONE_MASKS + ENGAGED]) - popcount(ready(S)))
+        return undefended > max(0, popcount(S[L.ZONE_MASKS + L.ENGAGED]) - popcount(ready(S)))
     return False
 
 
@@ -215,7 +215,7 @@ def is_candidate(S, act, row, scratch, err):
     if not is_canonical(S, act) or reduced_out(S, act, row):
         return False
     copy_state(scratch, S)
-    return apply_decision(scratch, act, err, None) == OK
+    return apply_decision(scratch, act, err, None) == L.OK
 
 
 @kernel
@@ -223,11 +223,11 @@ def sample_action(S, rs, act, slots, options, n_options, scratch, err):
     """A uniformly drawn legal action (canonicalized); False if ``SAMPLE_TRIES`` draws were illegal."""
     n = decision_slots(S, slots, options, n_options)
     for _ in range(SAMPLE_TRIES):
-        act[:] = NO_CHOICE
+        act[:] = L.NO_CHOICE
         for i in range(n):
             act[slots[i]] = options[i, below(rs, n_options[i])]
         copy_state(scratch, S)
-        if apply_decision(scratch, act, err, None) == OK:
+        if apply_decision(scratch, act, err, None) == L.OK:
             canonicalize(S, act)
             return True
     return False
@@ -249,9 +249,9 @@ def add_key(keys, n, k0, k1):
 @kernel
 def subset_candidates(S, row, keys, act):
     """Planning, questing and travel candidates by walking the subsets of the eligible cards."""
-    phase = S[PHASE]
+    phase = S[L.PHASE]
     eligible = eligible_cards(S)
-    if phase == PLANNING:
+    if phase == L.PLANNING:
         avail = total_resources(S)
         m = eligible
         eligible = np.int64(0)
@@ -263,8 +263,8 @@ def subset_candidates(S, row, keys, act):
     n = 0
     subset = eligible
     while True:  # every submask of `eligible`, the empty set last
-        ok = phase != TRAVEL or popcount(subset) <= 1
-        if ok and phase == PLANNING:
+        ok = phase != L.TRAVEL or popcount(subset) <= 1
+        if ok and phase == L.PLANNING:
             cost = 0
             m = subset
             while m:
@@ -272,7 +272,7 @@ def subset_candidates(S, row, keys, act):
                 m &= m - 1
             ok = cost <= avail
         if ok:
-            act[:] = NO_CHOICE
+            act[:] = L.NO_CHOICE
             m = subset
             while m:
                 act[lowest(m)] = 1
@@ -291,11 +291,11 @@ def enumerated_candidates(S, row, keys, act):
     slots, options, rows = enumerate_legal(S, ENUMERATION_LIMIT)
     n = 0
     for r in range(rows.shape[0]):
-        act[:] = NO_CHOICE
+        act[:] = L.NO_CHOICE
         for i in range(slots.shape[0]):
             act[slots[i]] = options[i, rows[r, i]]
         if not reduced_out(S, act, row) and n < keys.shape[0]:
-            keys[n, 0], keys[n, 1] = action_key(S[PHASE], act)
+            keys[n, 0], keys[n, 1] = action_key(S[L.PHASE], act)
             n += 1
     return n
 
@@ -309,15 +309,15 @@ def sampled_candidates(S, row, rs, keys, act, scratch, err, attempts):
     n = 0
     for _ in range(attempts):
         if sample_action(S, rs, act, slots, options, n_options, scratch, err) and not reduced_out(S, act, row):
-            k0, k1 = action_key(S[PHASE], act)
+            k0, k1 = action_key(S[L.PHASE], act)
             n = add_key(keys, n, k0, k1)
     return n
 
 
 @allocating
 def too_large_to_enumerate(S):
-    phase = S[PHASE]
-    if phase == PLANNING or phase == QUESTING or phase == TRAVEL:
+    phase = S[L.PHASE]
+    if phase == L.PLANNING or phase == L.QUESTING or phase == L.TRAVEL:
         return popcount(eligible_cards(S)) > SUBSET_LIMIT
     slots = np.empty(N_CARDS, np.int64)
     options = np.empty((N_CARDS, MAX_OPTIONS), np.int64)
@@ -328,10 +328,10 @@ def too_large_to_enumerate(S):
 
 @kernel
 def collect_candidates(S, row, rs, keys, attempts, act, scratch, err):
-    phase = S[PHASE]
+    phase = S[L.PHASE]
     if too_large_to_enumerate(S):
         return sampled_candidates(S, row, rs, keys, act, scratch, err, attempts)
-    if phase == DEFENSE or phase == ATTACK:
+    if phase == L.DEFENSE or phase == L.ATTACK:
         return enumerated_candidates(S, row, keys, act)
     return subset_candidates(S, row, keys, act)
 

@@ -10,15 +10,15 @@ search.
 import numpy as np
 
 from agents.specs import PLAYOUT
+from lotr_sim import layout as L
 from lotr_sim.jit import allocating, kernel
-from lotr_sim.layout import *  # noqa: F403  (the layout is a namespace of constants)
 from lotr_sim.playout import play_out
 from lotr_sim.rules import copy_state, determinize
 
 
 @kernel
 def terminal_value(S):
-    return 1.0 if S[OUTCOME] == WIN else 0.0
+    return 1.0 if S[L.OUTCOME] == L.WIN else 0.0
 
 
 @allocating
@@ -34,13 +34,13 @@ def leaf_value(S, playouts, honest, policies, rs, work, act, err, scratch):
     An honest evaluator re-draws the hidden deck orders before every playout;
     the oracle plays from the true order. ``S`` is left unchanged; ``work``
     is a state-sized array."""
-    if S[PHASE] == GAME_OVER:
+    if S[L.PHASE] == L.GAME_OVER:
         return terminal_value(S)
     wins = 0
     for _ in range(playouts):
         copy_state(work, S)
         if honest:
             determinize(work, rs)
-        if play_out(work, policies, rs, None, act, err, scratch) == WIN:
+        if play_out(work, policies, rs, None, act, err, scratch) == L.WIN:
             wins += 1
     return wins / playouts

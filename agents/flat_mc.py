@@ -13,7 +13,6 @@ from agents.evaluators import leaf_value, playout_policies
 from agents.mcts import order_root
 from agents.specs import BUDGET, ORACLE
 from lotr_sim.jit import allocating
-from lotr_sim.layout import *  # noqa: F403  (the layout is a namespace of constants)
 from lotr_sim.rules import apply_action, copy_state, determinize
 
 

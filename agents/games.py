@@ -12,9 +12,9 @@ import numpy as np
 from agents.decide import decide
 from agents.specs import KIND, PYTHON
 from agents.ticks import ticks
+from lotr_sim import layout as L
 from lotr_sim.cards import N_CARDS
 from lotr_sim.jit import allocating, kernel
-from lotr_sim.layout import *  # noqa: F403  (the layout is a namespace of constants)
 from lotr_sim.playout import AGENT_STREAM, decision_index
 from lotr_sim.rng import derive_seed, mix64
 from lotr_sim.rules import apply_action, deal
@@ -34,15 +34,15 @@ def seed_agents(deal_seed, rs):
 def play_compiled_stages(S, rows, rs, act, err, scratch, stage_ticks, decisions):
     """Advance ``S`` with the compiled agents of ``rows`` until a decision of a Python agent
     (return its stage index) or the end of the game (return -1)."""
-    while S[PHASE] != GAME_OVER:
-        s = decision_index(S[PHASE])
+    while S[L.PHASE] != L.GAME_OVER:
+        s = decision_index(S[L.PHASE])
         if rows[s, KIND] == PYTHON:
             return s
         before = ticks()
         decide(S, rows[s], rs[s], act, scratch)
         stage_ticks[s] += ticks() - before
         decisions[s] += 1
-        if apply_action(S, act, err, None) != OK:
+        if apply_action(S, act, err, None) != L.OK:
             raise RuntimeError("an agent chose an illegal action")
     return -1
 
@@ -57,8 +57,8 @@ def play_setup_games(difficulty, quest_stages, rows, seed, first, outcomes, roun
     act = np.empty(N_CARDS, np.int64)
     err = np.zeros(4, np.int64)
     rs = np.empty((N_STAGES, 1), np.uint64)
-    scratch = np.empty(STATE_SIZE, np.int64)
-    S = np.empty(STATE_SIZE, np.int64)
+    scratch = np.empty(L.STATE_SIZE, np.int64)
+    S = np.empty(L.STATE_SIZE, np.int64)
     for i in range(outcomes.shape[0]):
         start = ticks()
         deal_seed = derive_seed(seed, first + i)
@@ -66,8 +66,8 @@ def play_setup_games(difficulty, quest_stages, rows, seed, first, outcomes, roun
         seed_agents(deal_seed, rs)
         if play_compiled_stages(S, rows, rs, act, err, scratch, stage_ticks, decisions) != -1:
             raise RuntimeError("play_setup_games takes compiled agents only")
-        outcomes[i] = S[OUTCOME]
-        rounds[i] = S[ROUND]
+        outcomes[i] = S[L.OUTCOME]
+        rounds[i] = S[L.ROUND]
         game_ticks[i] = ticks() - start
 
 

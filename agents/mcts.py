@@ -39,9 +39,9 @@ from agents.action_space import (
 )
 from agents.evaluators import leaf_value, playout_policies
 from agents.specs import BUDGET, FINAL, ORACLE, PLAYOUT, PPN, C
+from lotr_sim import layout as L
 from lotr_sim.cards import N_CARDS
 from lotr_sim.jit import allocating, kernel
-from lotr_sim.layout import *  # noqa: F403  (the layout is a namespace of constants)
 from lotr_sim.legal import MAX_OPTIONS
 from lotr_sim.policies import policy_action
 from lotr_sim.rng import below
@@ -91,7 +91,7 @@ def best_available(T, V, node, D, row, c, act, scratch, err):
     best_score = -np.inf
     child = T[node, CHILD]
     while child != NONE:
-        if node == ROOT or key_phase(T[child, K1]) == D[PHASE]:
+        if node == ROOT or key_phase(T[child, K1]) == D[L.PHASE]:
             key_action(T[child, K0], T[child, K1], act)
             if node == ROOT or is_candidate(D, act, row, scratch, err):
                 T[child, AVAIL] += 1
@@ -113,7 +113,7 @@ def untried_action(T, node, D, row, rs, act, scratch, err, slots, options, n_opt
         if attempt == 1 and not sample_action(D, rs, act, slots, options, n_options, scratch, err):
             return False
         if not reduced_out(D, act, row):
-            k0, k1 = action_key(D[PHASE], act)
+            k0, k1 = action_key(D[L.PHASE], act)
             if find_child(T, node, k0, k1) == NONE:
                 return True
     return False
@@ -124,7 +124,7 @@ def order_root(root, row, rs, keys, n, act, scratch, err):
     """Put the playout policy's choice first and the other root candidates in random order."""
     policy_action(root, np.int64(row[PLAYOUT]), rs, act, scratch)
     canonicalize(root, act)
-    k0, k1 = action_key(root[PHASE], act)
+    k0, k1 = action_key(root[L.PHASE], act)
     front = NONE
     for i in range(n):
         if keys[i, 0] == k0 and keys[i, 1] == k1:
@@ -205,7 +205,7 @@ def mcts_decide(S, row, rs, act):
         node = ROOT
         depth = 0
         path[0] = ROOT
-        while D[PHASE] != GAME_OVER:
+        while D[L.PHASE] != L.GAME_OVER:
             expanded = True
             if node == ROOT and next_root_key < n_keys:
                 best_available(T, V, node, D, row, c, act, scratch, err)
@@ -215,7 +215,7 @@ def mcts_decide(S, row, rs, act):
             else:
                 best = best_available(T, V, node, D, row, c, act, scratch, err)
                 if node != ROOT and untried_action(T, node, D, row, rs, act, scratch, err, slots, options, n_options):
-                    k0, k1 = action_key(D[PHASE], act)
+                    k0, k1 = action_key(D[L.PHASE], act)
                     child = add_child(T, V, n_nodes, node, k0, k1)
                     n_nodes += 1
                 elif best != NONE:
@@ -224,7 +224,7 @@ def mcts_decide(S, row, rs, act):
                 else:  # nothing to branch on in this determinization: evaluate from here
                     break
             key_action(T[child, K0], T[child, K1], act)
-            if apply_action(D, act, err, None) != OK:
+            if apply_action(D, act, err, None) != L.OK:
                 raise RuntimeError("MCTS applied an illegal action")
             depth += 1
             path[depth] = child

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents.decide import Agent
+from agents.agent import Agent
 from agents.setup import STAGES, Setup
 from lotr_sim import GameState
 from lotr_sim.playout import AGENT_STREAM

@@ -10,9 +10,9 @@ rejects illegal combinations, which is uniform over the legal set.
 
 import numpy as np
 
+from lotr_sim import layout as L
 from lotr_sim.cards import COST, N_CARDS
 from lotr_sim.jit import allocating, kernel
-from lotr_sim.layout import *  # noqa: F403  (the layout is a namespace of constants)
 from lotr_sim.rng import below
 from lotr_sim.rules import LOCATION_BITS, apply_decision, copy_state, heroes, lowest, ready, total_resources
 
@@ -23,28 +23,28 @@ TOO_MANY = -1
 @kernel
 def decision_slots(S, slots, options, n_options):
     """Fill the slots of the pending decision; return their number."""
-    phase = S[PHASE]
+    phase = S[L.PHASE]
     n = 0
-    if phase == PLANNING or phase == QUESTING or phase == TRAVEL:
-        if phase == PLANNING:
-            eligible = S[ZONE_MASKS + HAND]
+    if phase == L.PLANNING or phase == L.QUESTING or phase == L.TRAVEL:
+        if phase == L.PLANNING:
+            eligible = S[L.ZONE_MASKS + L.HAND]
             avail = total_resources(S)
-        elif phase == QUESTING:
+        elif phase == L.QUESTING:
             eligible = ready(S)
         else:
-            eligible = S[ZONE_MASKS + STAGING] & LOCATION_BITS
+            eligible = S[L.ZONE_MASKS + L.STAGING] & LOCATION_BITS
         while eligible:
             c = lowest(eligible)
             eligible &= eligible - 1
-            if phase == PLANNING and COST[c] > avail:
+            if phase == L.PLANNING and COST[c] > avail:
                 continue
             slots[n] = c
-            options[n, 0] = NO_CHOICE
+            options[n, 0] = L.NO_CHOICE
             options[n, 1] = 1
             n_options[n] = 2
             n += 1
-    elif phase == DEFENSE:
-        enemies = S[ZONE_MASKS + ENGAGED]
+    elif phase == L.DEFENSE:
+        enemies = S[L.ZONE_MASKS + L.ENGAGED]
         while enemies:
             e = lowest(enemies)
             enemies &= enemies - 1
@@ -56,20 +56,20 @@ def decision_slots(S, slots, options, n_options):
                 k += 1
             targets = heroes(S)
             while targets:
-                options[n, k] = UNDEFENDED + lowest(targets)
+                options[n, k] = L.UNDEFENDED + lowest(targets)
                 targets &= targets - 1
                 k += 1
             slots[n] = e
             n_options[n] = k
             n += 1
-    elif phase == ATTACK:
+    elif phase == L.ATTACK:
         attackers = ready(S)
         while attackers:
             c = lowest(attackers)
             attackers &= attackers - 1
-            options[n, 0] = NO_CHOICE
+            options[n, 0] = L.NO_CHOICE
             k = 1
-            enemies = S[ZONE_MASKS + ENGAGED]
+            enemies = S[L.ZONE_MASKS + L.ENGAGED]
             while enemies:
                 options[n, k] = lowest(enemies)
                 enemies &= enemies - 1
@@ -94,7 +94,7 @@ def product_size(n_options, n, cap):
 @kernel
 def is_legal_vector(S, act, scratch, err):
     copy_state(scratch, S)
-    return apply_decision(scratch, act, err, None) == OK
+    return apply_decision(scratch, act, err, None) == L.OK
 
 
 @allocating
@@ -119,7 +119,7 @@ def enumerate_legal(S, limit):
     err = np.zeros(4, np.int64)
     count = 0
     for _ in range(total):
-        act[:] = NO_CHOICE
+        act[:] = L.NO_CHOICE
         for i in range(n):
             act[slots[i]] = options[i, digits[i]]
         if is_legal_vector(S, act, scratch, err):
@@ -147,7 +147,7 @@ def sample_legal(S, rs, act, max_tries, limit):
     scratch = S.copy()
     err = np.zeros(4, np.int64)
     for _ in range(max_tries):
-        act[:] = NO_CHOICE
+        act[:] = L.NO_CHOICE
         for i in range(n):
             act[slots[i]] = options[i, below(rs, n_options[i])]
         if is_legal_vector(S, act, scratch, err):
@@ -156,7 +156,7 @@ def sample_legal(S, rs, act, max_tries, limit):
     if rows.shape[0] == 0:
         return False
     pick = below(rs, rows.shape[0])
-    act[:] = NO_CHOICE
+    act[:] = L.NO_CHOICE
     for i in range(slots.shape[0]):
         act[slots[i]] = options[i, rows[pick, i]]
     return True

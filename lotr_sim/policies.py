@@ -10,22 +10,18 @@ named for the next. Ties are broken by the lower card id.
 
 import numpy as np
 
+from lotr_sim import layout as L
 from lotr_sim.cards import (
-    ATTACK as ATTACK_VALUE,
-)
-from lotr_sim.cards import (
+    ATTACK,
     COST,
+    DEFENSE,
     HITPOINTS,
     QUEST_POINTS,
     THREAT,
     WANDERING_TOOK_IDS,
     WILLPOWER,
 )
-from lotr_sim.cards import (
-    DEFENSE as DEFENSE_VALUE,
-)
 from lotr_sim.jit import inline_kernel, kernel
-from lotr_sim.layout import *  # noqa: F403  (the layout is a namespace of constants)
 from lotr_sim.rng import below
 from lotr_sim.rules import (
     GANDALF_BITS,
@@ -78,7 +74,7 @@ def mark(act, mask):
 
 @kernel
 def random_planning(S, rs, act):
-    hand = S[ZONE_MASKS + HAND]
+    hand = S[L.ZONE_MASKS + L.HAND]
     n = popcount(hand)
     avail = total_resources(S)
     for _ in range(below(rs, n + 1)):
@@ -98,7 +94,7 @@ def random_questing(S, rs, act):
 
 @kernel
 def random_travel(S, rs, act):
-    locations = S[ZONE_MASKS + STAGING] & LOCATION_BITS
+    locations = S[L.ZONE_MASKS + L.STAGING] & LOCATION_BITS
     n = popcount(locations)
     i = below(rs, n + 1)
     if i < n:
@@ -109,16 +105,16 @@ def random_travel(S, rs, act):
 def fill_after_loss(act, remaining, last_target):
     """Entries for the attacks left after the last hero fell: never resolved,
     they name that hero."""
-    hero = last_target - UNDEFENDED if last_target >= UNDEFENDED else last_target
+    hero = last_target - L.UNDEFENDED if last_target >= L.UNDEFENDED else last_target
     while remaining:
-        act[lowest(remaining)] = UNDEFENDED + hero
+        act[lowest(remaining)] = L.UNDEFENDED + hero
         remaining &= remaining - 1
 
 
 @kernel
 def random_defense(S, rs, act, scratch):
     copy_state(scratch, S)
-    remaining = S[ZONE_MASKS + ENGAGED]
+    remaining = S[L.ZONE_MASKS + L.ENGAGED]
     while remaining:
         e = lowest(remaining)
         remaining &= remaining - 1
@@ -127,7 +123,7 @@ def random_defense(S, rs, act, scratch):
             target = nth_card(available, below(rs, popcount(available)))
         else:
             alive = heroes(scratch)
-            target = UNDEFENDED + nth_card(alive, below(rs, popcount(alive)))
+            target = L.UNDEFENDED + nth_card(alive, below(rs, popcount(alive)))
         act[e] = target
         if defend(scratch, e, target, None):
             fill_after_loss(act, remaining, target)
@@ -144,7 +140,7 @@ def random_attack(S, rs, act, scratch):
     while attackers:
         c = lowest(attackers)
         attackers &= attackers - 1
-        alive = scratch[ZONE_MASKS + ENGAGED]
+        alive = scratch[L.ZONE_MASKS + L.ENGAGED]
         if alive == 0:
             return
         target = nth_card(alive, below(rs, popcount(alive)))
@@ -154,7 +150,7 @@ def random_attack(S, rs, act, scratch):
 
 @kernel
 def expert_planning(S, rs, act):
-    hand = S[ZONE_MASKS + HAND]
+    hand = S[L.ZONE_MASKS + L.HAND]
     gandalfs = hand & GANDALF_BITS
     if gandalfs == 0:
         random_planning(S, rs, act)
@@ -169,9 +165,9 @@ def expert_planning(S, rs, act):
 
 @kernel
 def questing_key(card):
-    if DEFENSE_VALUE[card] == 0:
+    if DEFENSE[card] == 0:
         return 0.0
-    return WILLPOWER[card] / DEFENSE_VALUE[card]
+    return WILLPOWER[card] / DEFENSE[card]
 
 
 @kernel
@@ -194,7 +190,7 @@ def expert_questing(S, rs, act):
 
 @kernel
 def expert_travel(S, rs, act):
-    m = S[ZONE_MASKS + STAGING] & LOCATION_BITS
+    m = S[L.ZONE_MASKS + L.STAGING] & LOCATION_BITS
     best = lowest(m)
     while m:
         c = lowest(m)
@@ -224,18 +220,18 @@ def sturdiest_hero(S):
     while m:
         h = lowest(m)
         m &= m - 1
-        if HITPOINTS[h] - S[DAMAGE + h] > HITPOINTS[best] - S[DAMAGE + best]:
+        if HITPOINTS[h] - S[L.DAMAGE + h] > HITPOINTS[best] - S[L.DAMAGE + best]:
             best = h
     return best
 
 
 @kernel
 def expert_defense(S, rs, act, scratch):
-    remaining = S[ZONE_MASKS + ENGAGED]
+    remaining = S[L.ZONE_MASKS + L.ENGAGED]
     available = ready(S)
     while remaining and available:  # strongest attacker gets the best defender
-        e = strongest(remaining, ATTACK_VALUE)
-        d = strongest(available, DEFENSE_VALUE)
+        e = strongest(remaining, ATTACK)
+        d = strongest(available, DEFENSE)
         act[e] = d
         remaining &= ~bit(e)
         available &= ~bit(d)
@@ -247,13 +243,13 @@ def resolve_defense(S, act, scratch):
     """Complete a planned defense in ``act`` (a defender per enemy, or NO_CHOICE) into a legal
     action: attacks without a defender still in play go to the hero with the most hitpoints left,
     resolved in order on ``scratch``."""
-    enemies = S[ZONE_MASKS + ENGAGED]
+    enemies = S[L.ZONE_MASKS + L.ENGAGED]
     copy_state(scratch, S)
     while enemies:
         e = lowest(enemies)
         enemies &= enemies - 1
         d = act[e]
-        target = d if d != NO_CHOICE and in_zone(scratch, d, IN_PLAY) else UNDEFENDED + sturdiest_hero(scratch)
+        target = d if d != L.NO_CHOICE and in_zone(scratch, d, L.IN_PLAY) else L.UNDEFENDED + sturdiest_hero(scratch)
         act[e] = target
         if defend(scratch, e, target, None):
             fill_after_loss(act, enemies, target)
@@ -262,7 +258,7 @@ def resolve_defense(S, act, scratch):
 
 @kernel
 def expert_attack(S, rs, act):
-    remaining = S[ZONE_MASKS + ENGAGED]
+    remaining = S[L.ZONE_MASKS + L.ENGAGED]
     available = ready(S)
     while remaining and available:  # weakest enemy (defense + hitpoints left) first
         e = lowest(remaining)
@@ -272,7 +268,7 @@ def expert_attack(S, rs, act):
             m &= m - 1
             if toughness(S, c) < toughness(S, e):
                 e = c
-        a = strongest(available, ATTACK_VALUE)
+        a = strongest(available, ATTACK)
         act[a] = e
         remaining &= ~bit(e)
         available &= ~bit(a)
@@ -280,7 +276,7 @@ def expert_attack(S, rs, act):
 
 @kernel
 def toughness(S, enemy):
-    return DEFENSE_VALUE[enemy] + HITPOINTS[enemy] - S[DAMAGE + enemy]
+    return DEFENSE[enemy] + HITPOINTS[enemy] - S[L.DAMAGE + enemy]
 
 
 @inline_kernel
@@ -288,27 +284,27 @@ def policy_action(S, policy, rs, act, scratch):
     """Fill ``act`` with ``policy``'s choice (RANDOM or EXPERT) for the pending decision.
 
     ``scratch`` is a state-sized array the policy may overwrite."""
-    act[:] = NO_CHOICE
-    phase = S[PHASE]
+    act[:] = L.NO_CHOICE
+    phase = S[L.PHASE]
     if policy == RANDOM:
-        if phase == PLANNING:
+        if phase == L.PLANNING:
             random_planning(S, rs, act)
-        elif phase == QUESTING:
+        elif phase == L.QUESTING:
             random_questing(S, rs, act)
-        elif phase == TRAVEL:
+        elif phase == L.TRAVEL:
             random_travel(S, rs, act)
-        elif phase == DEFENSE:
+        elif phase == L.DEFENSE:
             random_defense(S, rs, act, scratch)
-        elif phase == ATTACK:
+        elif phase == L.ATTACK:
             random_attack(S, rs, act, scratch)
     else:
-        if phase == PLANNING:
+        if phase == L.PLANNING:
             expert_planning(S, rs, act)
-        elif phase == QUESTING:
+        elif phase == L.QUESTING:
             expert_questing(S, rs, act)
-        elif phase == TRAVEL:
+        elif phase == L.TRAVEL:
             expert_travel(S, rs, act)
-        elif phase == DEFENSE:
+        elif phase == L.DEFENSE:
             expert_defense(S, rs, act, scratch)
-        elif phase == ATTACK:
+        elif phase == L.ATTACK:
             expert_attack(S, rs, act)

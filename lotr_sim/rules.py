@@ -13,10 +13,13 @@ lowest set bit first, so cards are visited in id order.
 
 import numpy as np
 
+from lotr_sim import layout as L
 from lotr_sim.cards import (
     ALLY,
     ALLY_FIRST,
+    ATTACK,
     COST,
+    DEFENSE,
     ENEMY_FIRST,
     ENGAGEMENT,
     GANDALF_IDS,
@@ -34,14 +37,7 @@ from lotr_sim.cards import (
     THREAT,
     WILLPOWER,
 )
-from lotr_sim.cards import (
-    ATTACK as ATTACK_VALUE,
-)
-from lotr_sim.cards import (
-    DEFENSE as DEFENSE_VALUE,
-)
 from lotr_sim.jit import allocating, inline_kernel, kernel
-from lotr_sim.layout import *  # noqa: F403  (the layout is a namespace of constants)
 from lotr_sim.rng import below, mix64
 
 HERO_BITS = (1 << ALLY_FIRST) - 1
@@ -88,31 +84,31 @@ def nth_card(mask, n):
 
 @inline_kernel
 def in_zone(S, card, z):
-    return (S[ZONE_MASKS + z] >> card) & 1 == 1
+    return (S[L.ZONE_MASKS + z] >> card) & 1 == 1
 
 
 @inline_kernel
 def ready(S):
     """The characters in play that are not exhausted."""
-    return S[ZONE_MASKS + IN_PLAY] & ~S[EXHAUSTED_MASK]
+    return S[L.ZONE_MASKS + L.IN_PLAY] & ~S[L.EXHAUSTED_MASK]
 
 
 @inline_kernel
 def heroes(S):
-    return S[ZONE_MASKS + IN_PLAY] & HERO_BITS
+    return S[L.ZONE_MASKS + L.IN_PLAY] & HERO_BITS
 
 
 @inline_kernel
 def move(S, card, to):
     bit = np.int64(1) << card
-    for z in range(N_ZONES):
-        S[ZONE_MASKS + z] &= ~bit
-    S[ZONE_MASKS + to] |= bit
+    for z in range(L.N_ZONES):
+        S[L.ZONE_MASKS + z] &= ~bit
+    S[L.ZONE_MASKS + to] |= bit
 
 
 @inline_kernel
 def exhaust(S, card):
-    S[EXHAUSTED_MASK] |= np.int64(1) << card
+    S[L.EXHAUSTED_MASK] |= np.int64(1) << card
 
 
 @inline_kernel
@@ -123,13 +119,13 @@ def copy_state(dst, src):
 
 @inline_kernel
 def total_resources(S):
-    return S[RESOURCES] + S[RESOURCES + 1] + S[RESOURCES + 2]
+    return S[L.RESOURCES] + S[L.RESOURCES + 1] + S[L.RESOURCES + 2]
 
 
 @kernel
 def staging_threat(S):
     total = 0
-    m = S[ZONE_MASKS + STAGING]
+    m = S[L.ZONE_MASKS + L.STAGING]
     while m:
         total += THREAT[lowest(m)]
         m &= m - 1
@@ -143,7 +139,7 @@ def log_event(S, log, kind, a, b, c):
     n = log[0, 0] + 1
     if n < log.shape[0]:
         log[n, 0] = kind
-        log[n, 1] = S[ROUND]
+        log[n, 1] = S[L.ROUND]
         log[n, 2] = a
         log[n, 3] = b
         log[n, 4] = c
@@ -161,32 +157,32 @@ def fail(err, code, a, b, c):
 
 @kernel
 def end_game(S, outcome, log):
-    S[OUTCOME] = outcome
-    S[PHASE] = GAME_OVER
-    log_event(S, log, EV_OUTCOME, outcome, 0, 0)
+    S[L.OUTCOME] = outcome
+    S[L.PHASE] = L.GAME_OVER
+    log_event(S, log, L.EV_OUTCOME, outcome, 0, 0)
 
 
 @inline_kernel
 def raise_threat(S, amount, log):
     """Raise the threat; return True when it reaches the losing level."""
-    S[THREAT_LEVEL] += amount
-    log_event(S, log, EV_THREAT, amount, S[THREAT_LEVEL], 0)
-    if S[THREAT_LEVEL] >= LOSING_THREAT:
-        end_game(S, LOST_BY_THREAT, log)
+    S[L.THREAT_LEVEL] += amount
+    log_event(S, log, L.EV_THREAT, amount, S[L.THREAT_LEVEL], 0)
+    if S[L.THREAT_LEVEL] >= LOSING_THREAT:
+        end_game(S, L.LOST_BY_THREAT, log)
         return True
     return False
 
 
 @inline_kernel
 def draw_card(S, log):
-    top = S[PLAYER_TOP]
-    if top >= PLAYER_DECK_SIZE:
-        log_event(S, log, EV_DRAW, -1, 0, 0)
+    top = S[L.PLAYER_TOP]
+    if top >= L.PLAYER_DECK_SIZE:
+        log_event(S, log, L.EV_DRAW, -1, 0, 0)
         return
-    card = S[PLAYER_DECK_ORDER + top]
-    S[PLAYER_TOP] = top + 1
-    move(S, card, HAND)
-    log_event(S, log, EV_DRAW, card, 0, 0)
+    card = S[L.PLAYER_DECK_ORDER + top]
+    S[L.PLAYER_TOP] = top + 1
+    move(S, card, L.HAND)
+    log_event(S, log, L.EV_DRAW, card, 0, 0)
 
 
 @kernel
@@ -201,7 +197,7 @@ def shuffle_section(S, start, stop, rs):
 @allocating
 def new_state(difficulty, quest_stages, seed, log):
     """Deal a game from ``seed`` and run it to its first decision."""
-    S = np.empty(STATE_SIZE, np.int64)
+    S = np.empty(L.STATE_SIZE, np.int64)
     deal(S, difficulty, quest_stages, seed, log)
     return S
 
@@ -209,36 +205,36 @@ def new_state(difficulty, quest_stages, seed, log):
 @allocating
 def deal(S, difficulty, quest_stages, seed, log):
     """``new_state`` into the state-sized array ``S``."""
-    for i in range(STATE_SIZE):
+    for i in range(L.STATE_SIZE):
         S[i] = 0
-    S[DIFFICULTY] = difficulty
-    S[QUEST_STAGE_COUNT] = quest_stages
-    S[THREAT_LEVEL] = STARTING_THREAT
-    S[ZONE_MASKS + IN_PLAY] = HERO_BITS
-    S[ZONE_MASKS + PLAYER_DECK] = CHARACTER_BITS & ~HERO_BITS
-    encounter = ENEMY_BITS if difficulty == EASY else ENEMY_BITS | LOCATION_BITS
-    S[ZONE_MASKS + OUT_OF_GAME] = LOCATION_BITS & ~encounter
-    if difficulty == HARD:
+    S[L.DIFFICULTY] = difficulty
+    S[L.QUEST_STAGE_COUNT] = quest_stages
+    S[L.THREAT_LEVEL] = STARTING_THREAT
+    S[L.ZONE_MASKS + L.IN_PLAY] = HERO_BITS
+    S[L.ZONE_MASKS + L.PLAYER_DECK] = CHARACTER_BITS & ~HERO_BITS
+    encounter = ENEMY_BITS if difficulty == L.EASY else ENEMY_BITS | LOCATION_BITS
+    S[L.ZONE_MASKS + L.OUT_OF_GAME] = LOCATION_BITS & ~encounter
+    if difficulty == L.HARD:
         for c in HARD_SETUP_IDS:
             encounter &= ~(np.int64(1) << c)
-            S[ZONE_MASKS + STAGING] |= np.int64(1) << c
-            log_event(S, log, EV_SETUP_STAGING, c, 0, 0)
-    S[ZONE_MASKS + ENCOUNTER_DECK] = encounter
-    for i in range(PLAYER_DECK_SIZE):
-        S[PLAYER_DECK_ORDER + i] = ALLY_FIRST + i
+            S[L.ZONE_MASKS + L.STAGING] |= np.int64(1) << c
+            log_event(S, log, L.EV_SETUP_STAGING, c, 0, 0)
+    S[L.ZONE_MASKS + L.ENCOUNTER_DECK] = encounter
+    for i in range(L.PLAYER_DECK_SIZE):
+        S[L.PLAYER_DECK_ORDER + i] = ALLY_FIRST + i
     n = 0
     while encounter:
-        S[ENCOUNTER_DECK_ORDER + n] = lowest(encounter)
+        S[L.ENCOUNTER_DECK_ORDER + n] = lowest(encounter)
         encounter &= encounter - 1
         n += 1
-    S[ENCOUNTER_LEN] = n
+    S[L.ENCOUNTER_LEN] = n
     rs = np.empty(1, np.uint64)
     rs[0] = mix64(seed)
-    shuffle_section(S, PLAYER_DECK_ORDER, PLAYER_DECK_ORDER + PLAYER_DECK_SIZE, rs)
-    shuffle_section(S, ENCOUNTER_DECK_ORDER, ENCOUNTER_DECK_ORDER + n, rs)
+    shuffle_section(S, L.PLAYER_DECK_ORDER, L.PLAYER_DECK_ORDER + L.PLAYER_DECK_SIZE, rs)
+    shuffle_section(S, L.ENCOUNTER_DECK_ORDER, L.ENCOUNTER_DECK_ORDER + n, rs)
     for _ in range(OPENING_HAND):
         draw_card(S, log)
-    S[PHASE] = RESOURCE_PHASE
+    S[L.PHASE] = L.RESOURCE_PHASE
     advance(S, log)
 
 
@@ -257,16 +253,16 @@ def determinize(S, rs):
 
     The result depends on the visible state and ``rs`` only: the cards left in
     each deck (a visible multiset) are first laid out in id order, then shuffled."""
-    lay_out(S, PLAYER_DECK_ORDER + S[PLAYER_TOP], S[ZONE_MASKS + PLAYER_DECK])
-    lay_out(S, ENCOUNTER_DECK_ORDER + S[ENCOUNTER_TOP], S[ZONE_MASKS + ENCOUNTER_DECK])
-    shuffle_section(S, PLAYER_DECK_ORDER + S[PLAYER_TOP], PLAYER_DECK_ORDER + PLAYER_DECK_SIZE, rs)
-    shuffle_section(S, ENCOUNTER_DECK_ORDER + S[ENCOUNTER_TOP], ENCOUNTER_DECK_ORDER + S[ENCOUNTER_LEN], rs)
+    lay_out(S, L.PLAYER_DECK_ORDER + S[L.PLAYER_TOP], S[L.ZONE_MASKS + L.PLAYER_DECK])
+    lay_out(S, L.ENCOUNTER_DECK_ORDER + S[L.ENCOUNTER_TOP], S[L.ZONE_MASKS + L.ENCOUNTER_DECK])
+    shuffle_section(S, L.PLAYER_DECK_ORDER + S[L.PLAYER_TOP], L.PLAYER_DECK_ORDER + L.PLAYER_DECK_SIZE, rs)
+    shuffle_section(S, L.ENCOUNTER_DECK_ORDER + S[L.ENCOUNTER_TOP], L.ENCOUNTER_DECK_ORDER + S[L.ENCOUNTER_LEN], rs)
 
 
 @inline_kernel
 def can_buy_any(S):
     avail = total_resources(S)
-    m = S[ZONE_MASKS + HAND]
+    m = S[L.ZONE_MASKS + L.HAND]
     while m:
         if COST[lowest(m)] <= avail:
             return True
@@ -277,18 +273,18 @@ def can_buy_any(S):
 @inline_kernel
 def destroy_if_dead(S, card, log):
     """Destroy a character or enemy whose damage reached its hitpoints."""
-    if S[DAMAGE + card] < HITPOINTS[card]:
+    if S[L.DAMAGE + card] < HITPOINTS[card]:
         return
-    S[DAMAGE + card] = 0
-    S[EXHAUSTED_MASK] &= ~(np.int64(1) << card)
+    S[L.DAMAGE + card] = 0
+    S[L.EXHAUSTED_MASK] &= ~(np.int64(1) << card)
     if KIND[card] == HERO:
-        S[RESOURCES + card] = 0
-        move(S, card, DESTROYED_HEROES)
+        S[L.RESOURCES + card] = 0
+        move(S, card, L.DESTROYED_HEROES)
     elif KIND[card] == ALLY:
-        move(S, card, PLAYER_DISCARD)
+        move(S, card, L.PLAYER_DISCARD)
     else:
-        move(S, card, ENCOUNTER_DISCARD)
-    log_event(S, log, EV_DESTROYED, card, 0, 0)
+        move(S, card, L.ENCOUNTER_DISCARD)
+    log_event(S, log, L.EV_DESTROYED, card, 0, 0)
 
 
 @kernel
@@ -296,19 +292,19 @@ def defend(S, enemy, target, log):
     """Resolve one enemy attack: ``target`` is a defender, or UNDEFENDED + hero.
 
     Returns True when the game is lost (no hero left)."""
-    if target >= UNDEFENDED:
-        victim = target - UNDEFENDED
-        damage = ATTACK_VALUE[enemy]
-        log_event(S, log, EV_UNDEFENDED, enemy, victim, damage)
+    if target >= L.UNDEFENDED:
+        victim = target - L.UNDEFENDED
+        damage = ATTACK[enemy]
+        log_event(S, log, L.EV_UNDEFENDED, enemy, victim, damage)
     else:
         victim = target
         exhaust(S, victim)
-        damage = max(0, ATTACK_VALUE[enemy] - DEFENSE_VALUE[victim])
-        log_event(S, log, EV_DEFEND, enemy, victim, damage)
-    S[DAMAGE + victim] += damage
+        damage = max(0, ATTACK[enemy] - DEFENSE[victim])
+        log_event(S, log, L.EV_DEFEND, enemy, victim, damage)
+    S[L.DAMAGE + victim] += damage
     destroy_if_dead(S, victim, log)
     if heroes(S) == 0:
-        end_game(S, LOST_BY_HEROES, log)
+        end_game(S, L.LOST_BY_HEROES, log)
         return True
     return False
 
@@ -317,9 +313,9 @@ def defend(S, enemy, target, log):
 def strike(S, character, enemy, log):
     """Resolve one character's attack on an engaged enemy."""
     exhaust(S, character)
-    damage = max(0, ATTACK_VALUE[character] - DEFENSE_VALUE[enemy])
-    log_event(S, log, EV_ATTACK, character, enemy, damage)
-    S[DAMAGE + enemy] += damage
+    damage = max(0, ATTACK[character] - DEFENSE[enemy])
+    log_event(S, log, L.EV_ATTACK, character, enemy, damage)
+    S[L.DAMAGE + enemy] += damage
     destroy_if_dead(S, enemy, log)
 
 
@@ -327,50 +323,50 @@ def strike(S, character, enemy, log):
 def apply_planning(S, act, err, log):
     avail = total_resources(S)
     for c in range(N_CARDS):
-        if act[c] == NO_CHOICE:
+        if act[c] == L.NO_CHOICE:
             continue
-        if not in_zone(S, c, HAND):
-            return fail(err, ERR_NOT_IN_HAND, c, 0, 0)
+        if not in_zone(S, c, L.HAND):
+            return fail(err, L.ERR_NOT_IN_HAND, c, 0, 0)
         cost = COST[c]
         if cost > avail:
-            return fail(err, ERR_UNAFFORDABLE, c, cost, avail)
+            return fail(err, L.ERR_UNAFFORDABLE, c, cost, avail)
         avail -= cost
         for h in range(ALLY_FIRST):
-            paid = min(cost, S[RESOURCES + h])
-            S[RESOURCES + h] -= paid
+            paid = min(cost, S[L.RESOURCES + h])
+            S[L.RESOURCES + h] -= paid
             cost -= paid
-        move(S, c, IN_PLAY)
-        log_event(S, log, EV_BUY, c, COST[c], avail)
-    S[PHASE] = QUESTING
-    return OK
+        move(S, c, L.IN_PLAY)
+        log_event(S, log, L.EV_BUY, c, COST[c], avail)
+    S[L.PHASE] = L.QUESTING
+    return L.OK
 
 
 @inline_kernel
 def add_progress(S, progress, log):
     """Place questing progress; return True when the last quest stage is completed."""
-    active = S[ZONE_MASKS + ACTIVE_LOCATION]
+    active = S[L.ZONE_MASKS + L.ACTIVE_LOCATION]
     if active:
         location = lowest(active)
-        placed = min(progress, QUEST_POINTS[location] - S[LOCATION_PROGRESS])
-        S[LOCATION_PROGRESS] += placed
+        placed = min(progress, QUEST_POINTS[location] - S[L.LOCATION_PROGRESS])
+        S[L.LOCATION_PROGRESS] += placed
         progress -= placed
-        log_event(S, log, EV_LOCATION_PROGRESS, location, placed, S[LOCATION_PROGRESS])
-        if S[LOCATION_PROGRESS] >= QUEST_POINTS[location]:
-            S[LOCATION_PROGRESS] = 0
-            move(S, location, ENCOUNTER_DISCARD)
-            log_event(S, log, EV_EXPLORED, location, 0, 0)
+        log_event(S, log, L.EV_LOCATION_PROGRESS, location, placed, S[L.LOCATION_PROGRESS])
+        if S[L.LOCATION_PROGRESS] >= QUEST_POINTS[location]:
+            S[L.LOCATION_PROGRESS] = 0
+            move(S, location, L.ENCOUNTER_DISCARD)
+            log_event(S, log, L.EV_EXPLORED, location, 0, 0)
     if progress <= 0:
         return False
-    stage = S[QUEST_STAGE]
-    S[QUEST_PROGRESS] += progress
-    log_event(S, log, EV_QUEST_PROGRESS, progress, S[QUEST_PROGRESS], stage)
-    if S[QUEST_PROGRESS] < STAGE_QUEST_POINTS[stage]:
+    stage = S[L.QUEST_STAGE]
+    S[L.QUEST_PROGRESS] += progress
+    log_event(S, log, L.EV_QUEST_PROGRESS, progress, S[L.QUEST_PROGRESS], stage)
+    if S[L.QUEST_PROGRESS] < STAGE_QUEST_POINTS[stage]:
         return False
-    log_event(S, log, EV_STAGE_DONE, stage, 0, 0)
-    if stage + 1 >= S[QUEST_STAGE_COUNT]:
+    log_event(S, log, L.EV_STAGE_DONE, stage, 0, 0)
+    if stage + 1 >= S[L.QUEST_STAGE_COUNT]:
         return True
-    S[QUEST_STAGE] = stage + 1
-    S[QUEST_PROGRESS] = 0
+    S[L.QUEST_STAGE] = stage + 1
+    S[L.QUEST_PROGRESS] = 0
     return False
 
 
@@ -379,155 +375,155 @@ def apply_questing(S, act, err, log):
     willpower = 0
     available = ready(S)
     for c in range(N_CARDS):
-        if act[c] == NO_CHOICE:
+        if act[c] == L.NO_CHOICE:
             continue
         if not (available >> c) & 1:
-            return fail(err, ERR_NOT_READY, c, 0, 0)
+            return fail(err, L.ERR_NOT_READY, c, 0, 0)
         exhaust(S, c)
         willpower += WILLPOWER[c]
-        log_event(S, log, EV_COMMIT, c, WILLPOWER[c], 0)
-    top = S[ENCOUNTER_TOP]
-    if top < S[ENCOUNTER_LEN]:
-        card = S[ENCOUNTER_DECK_ORDER + top]
-        S[ENCOUNTER_TOP] = top + 1
-        move(S, card, STAGING)
-        log_event(S, log, EV_REVEAL, card, 0, 0)
+        log_event(S, log, L.EV_COMMIT, c, WILLPOWER[c], 0)
+    top = S[L.ENCOUNTER_TOP]
+    if top < S[L.ENCOUNTER_LEN]:
+        card = S[L.ENCOUNTER_DECK_ORDER + top]
+        S[L.ENCOUNTER_TOP] = top + 1
+        move(S, card, L.STAGING)
+        log_event(S, log, L.EV_REVEAL, card, 0, 0)
     else:
-        log_event(S, log, EV_REVEAL, -1, 0, 0)
+        log_event(S, log, L.EV_REVEAL, -1, 0, 0)
     threat = staging_threat(S)
-    log_event(S, log, EV_QUEST_RESULT, willpower, threat, 0)
+    log_event(S, log, L.EV_QUEST_RESULT, willpower, threat, 0)
     result = willpower - threat
     if result > 0:
         if add_progress(S, result, log):
-            end_game(S, WIN, log)
-            return OK
+            end_game(S, L.WIN, log)
+            return L.OK
     elif result < 0:
         if raise_threat(S, -result, log):
-            return OK
-    S[PHASE] = TRAVEL
-    return OK
+            return L.OK
+    S[L.PHASE] = L.TRAVEL
+    return L.OK
 
 
 @kernel
 def apply_travel(S, act, err, log):
     chosen = -1
-    staged = S[ZONE_MASKS + STAGING] & LOCATION_BITS
+    staged = S[L.ZONE_MASKS + L.STAGING] & LOCATION_BITS
     for c in range(N_CARDS):
-        if act[c] == NO_CHOICE:
+        if act[c] == L.NO_CHOICE:
             continue
         if not (staged >> c) & 1:
-            return fail(err, ERR_NOT_STAGED_LOCATION, c, 0, 0)
+            return fail(err, L.ERR_NOT_STAGED_LOCATION, c, 0, 0)
         if chosen >= 0:
-            return fail(err, ERR_SEVERAL_LOCATIONS, chosen, c, 0)
+            return fail(err, L.ERR_SEVERAL_LOCATIONS, chosen, c, 0)
         chosen = c
     if chosen >= 0:
-        move(S, chosen, ACTIVE_LOCATION)
-        S[LOCATION_PROGRESS] = 0
-        log_event(S, log, EV_TRAVEL, chosen, 0, 0)
-    S[PHASE] = ENCOUNTER_PHASE
-    return OK
+        move(S, chosen, L.ACTIVE_LOCATION)
+        S[L.LOCATION_PROGRESS] = 0
+        log_event(S, log, L.EV_TRAVEL, chosen, 0, 0)
+    S[L.PHASE] = L.ENCOUNTER_PHASE
+    return L.OK
 
 
 @inline_kernel
 def check_defense(S, act, err):
     """The checks of a defense action that do not depend on the order of resolution."""
-    engaged = S[ZONE_MASKS + ENGAGED]
+    engaged = S[L.ZONE_MASKS + L.ENGAGED]
     available = ready(S)
     defending = np.int64(0)
     for c in range(N_CARDS):
-        if act[c] != NO_CHOICE and not (engaged >> c) & 1:
-            return fail(err, ERR_NOT_ENGAGED, c, 0, 0)
+        if act[c] != L.NO_CHOICE and not (engaged >> c) & 1:
+            return fail(err, L.ERR_NOT_ENGAGED, c, 0, 0)
     m = engaged
     while m:
         e = lowest(m)
         m &= m - 1
         target = act[e]
-        if target == NO_CHOICE:
-            return fail(err, ERR_ENEMY_UNASSIGNED, e, 0, 0)
-        if target >= UNDEFENDED:
-            hero = target - UNDEFENDED
+        if target == L.NO_CHOICE:
+            return fail(err, L.ERR_ENEMY_UNASSIGNED, e, 0, 0)
+        if target >= L.UNDEFENDED:
+            hero = target - L.UNDEFENDED
             if hero >= N_CARDS or KIND[hero] != HERO:
-                return fail(err, ERR_NOT_HERO, hero, e, 0)
+                return fail(err, L.ERR_NOT_HERO, hero, e, 0)
             continue
         if target < 0 or target >= ENEMY_FIRST:
-            return fail(err, ERR_NOT_CHARACTER, target, e, 0)
+            return fail(err, L.ERR_NOT_CHARACTER, target, e, 0)
         if not (available >> target) & 1:
-            return fail(err, ERR_NOT_READY, target, 0, 0)
+            return fail(err, L.ERR_NOT_READY, target, 0, 0)
         if (defending >> target) & 1:
             first = engaged
             while act[lowest(first)] != target:
                 first &= first - 1
-            return fail(err, ERR_DEFENDS_TWICE, target, lowest(first), e)
+            return fail(err, L.ERR_DEFENDS_TWICE, target, lowest(first), e)
         defending |= np.int64(1) << target
-    return OK
+    return L.OK
 
 
 @kernel
 def apply_defense(S, act, err, log):
-    if check_defense(S, act, err) != OK:
+    if check_defense(S, act, err) != L.OK:
         return err[0]
-    m = S[ZONE_MASKS + ENGAGED]
+    m = S[L.ZONE_MASKS + L.ENGAGED]
     while m:
         e = lowest(m)
         m &= m - 1
         target = act[e]
-        if target >= UNDEFENDED:
-            if not in_zone(S, target - UNDEFENDED, IN_PLAY):
-                return fail(err, ERR_HERO_DESTROYED, target - UNDEFENDED, e, 0)
-        elif not in_zone(S, target, IN_PLAY):
-            return fail(err, ERR_DEFENDER_DESTROYED, target, e, 0)
+        if target >= L.UNDEFENDED:
+            if not in_zone(S, target - L.UNDEFENDED, L.IN_PLAY):
+                return fail(err, L.ERR_HERO_DESTROYED, target - L.UNDEFENDED, e, 0)
+        elif not in_zone(S, target, L.IN_PLAY):
+            return fail(err, L.ERR_DEFENDER_DESTROYED, target, e, 0)
         if defend(S, e, target, log):
-            return OK
-    S[PHASE] = ATTACK
-    return OK
+            return L.OK
+    S[L.PHASE] = L.ATTACK
+    return L.OK
 
 
 @kernel
 def apply_attack(S, act, err, log):
     available = ready(S)
-    engaged = S[ZONE_MASKS + ENGAGED]
+    engaged = S[L.ZONE_MASKS + L.ENGAGED]
     for c in range(N_CARDS):
         target = act[c]
-        if target == NO_CHOICE:
+        if target == L.NO_CHOICE:
             continue
         if not (available >> c) & 1:
-            return fail(err, ERR_NOT_READY, c, 0, 0)
+            return fail(err, L.ERR_NOT_READY, c, 0, 0)
         if target < 0 or target >= N_CARDS or not (engaged >> target) & 1:
-            return fail(err, ERR_NOT_ENGAGED, target, 0, 0)
+            return fail(err, L.ERR_NOT_ENGAGED, target, 0, 0)
     for c in range(ENEMY_FIRST):
         target = act[c]
-        if target == NO_CHOICE:
+        if target == L.NO_CHOICE:
             continue
-        if not in_zone(S, target, ENGAGED):
-            return fail(err, ERR_TARGET_DESTROYED, target, c, 0)
+        if not in_zone(S, target, L.ENGAGED):
+            return fail(err, L.ERR_TARGET_DESTROYED, target, c, 0)
         strike(S, c, target, log)
-    S[PHASE] = REFRESH_PHASE
-    return OK
+    S[L.PHASE] = L.REFRESH_PHASE
+    return L.OK
 
 
 @inline_kernel
 def apply_decision(S, act, err, log):
     """Apply the pending decision's action vector without advancing the game."""
-    err[0] = OK
-    phase = S[PHASE]
-    if phase == PLANNING:
+    err[0] = L.OK
+    phase = S[L.PHASE]
+    if phase == L.PLANNING:
         return apply_planning(S, act, err, log)
-    if phase == QUESTING:
+    if phase == L.QUESTING:
         return apply_questing(S, act, err, log)
-    if phase == TRAVEL:
+    if phase == L.TRAVEL:
         return apply_travel(S, act, err, log)
-    if phase == DEFENSE:
+    if phase == L.DEFENSE:
         return apply_defense(S, act, err, log)
-    if phase == ATTACK:
+    if phase == L.ATTACK:
         return apply_attack(S, act, err, log)
-    return fail(err, ERR_NOTHING_TO_DECIDE, phase, 0, 0)
+    return fail(err, L.ERR_NOTHING_TO_DECIDE, phase, 0, 0)
 
 
 @kernel
 def apply_action(S, act, err, log):
     """Apply the pending decision, then run the game to its next decision."""
     code = apply_decision(S, act, err, log)
-    if code == OK:
+    if code == L.OK:
         advance(S, log)
     return code
 
@@ -537,70 +533,70 @@ def forced_defense(S, log):
     """The only legal defense when no character is ready and one hero is left:
     every attack goes undefended to that hero."""
     hero = lowest(heroes(S))
-    m = S[ZONE_MASKS + ENGAGED]
+    m = S[L.ZONE_MASKS + L.ENGAGED]
     while m:
         e = lowest(m)
         m &= m - 1
-        if defend(S, e, UNDEFENDED + hero, log):
+        if defend(S, e, L.UNDEFENDED + hero, log):
             return
-    S[PHASE] = ATTACK
+    S[L.PHASE] = L.ATTACK
 
 
 @kernel
 def advance(S, log):
     """Run rule-based phases until a decision with a choice, or the game's end."""
     while True:
-        phase = S[PHASE]
-        if phase == RESOURCE_PHASE:
-            S[ROUND] += 1
-            log_event(S, log, EV_ROUND, S[THREAT_LEVEL], 0, 0)
+        phase = S[L.PHASE]
+        if phase == L.RESOURCE_PHASE:
+            S[L.ROUND] += 1
+            log_event(S, log, L.EV_ROUND, S[L.THREAT_LEVEL], 0, 0)
             for h in range(ALLY_FIRST):
-                if in_zone(S, h, IN_PLAY):
-                    S[RESOURCES + h] += 1
-            log_event(S, log, EV_RESOURCES, total_resources(S), 0, 0)
+                if in_zone(S, h, L.IN_PLAY):
+                    S[L.RESOURCES + h] += 1
+            log_event(S, log, L.EV_RESOURCES, total_resources(S), 0, 0)
             draw_card(S, log)
-            S[PHASE] = PLANNING
-        elif phase == PLANNING:
+            S[L.PHASE] = L.PLANNING
+        elif phase == L.PLANNING:
             if can_buy_any(S):
                 return
-            S[PHASE] = QUESTING
-        elif phase == QUESTING:
+            S[L.PHASE] = L.QUESTING
+        elif phase == L.QUESTING:
             return
-        elif phase == TRAVEL:
-            if S[ZONE_MASKS + ACTIVE_LOCATION] == 0 and S[ZONE_MASKS + STAGING] & LOCATION_BITS:
+        elif phase == L.TRAVEL:
+            if S[L.ZONE_MASKS + L.ACTIVE_LOCATION] == 0 and S[L.ZONE_MASKS + L.STAGING] & LOCATION_BITS:
                 return
-            S[PHASE] = ENCOUNTER_PHASE
-        elif phase == ENCOUNTER_PHASE:
-            m = S[ZONE_MASKS + STAGING] & ENEMY_BITS
+            S[L.PHASE] = L.ENCOUNTER_PHASE
+        elif phase == L.ENCOUNTER_PHASE:
+            m = S[L.ZONE_MASKS + L.STAGING] & ENEMY_BITS
             while m:
                 c = lowest(m)
                 m &= m - 1
-                if ENGAGEMENT[c] <= S[THREAT_LEVEL]:
-                    move(S, c, ENGAGED)
-                    log_event(S, log, EV_ENGAGE, c, 0, 0)
-            S[PHASE] = DEFENSE
-        elif phase == DEFENSE:
-            if S[ZONE_MASKS + ENGAGED] == 0:
-                S[PHASE] = ATTACK
+                if ENGAGEMENT[c] <= S[L.THREAT_LEVEL]:
+                    move(S, c, L.ENGAGED)
+                    log_event(S, log, L.EV_ENGAGE, c, 0, 0)
+            S[L.PHASE] = L.DEFENSE
+        elif phase == L.DEFENSE:
+            if S[L.ZONE_MASKS + L.ENGAGED] == 0:
+                S[L.PHASE] = L.ATTACK
             elif ready(S) or popcount(heroes(S)) > 1:
                 return
             else:
                 forced_defense(S, log)
-        elif phase == ATTACK:
-            if S[ZONE_MASKS + ENGAGED] and ready(S):
+        elif phase == L.ATTACK:
+            if S[L.ZONE_MASKS + L.ENGAGED] and ready(S):
                 return
-            S[PHASE] = REFRESH_PHASE
-        elif phase == REFRESH_PHASE:
+            S[L.PHASE] = L.REFRESH_PHASE
+        elif phase == L.REFRESH_PHASE:
             if raise_threat(S, 1, log):
                 continue
-            m = S[ZONE_MASKS + IN_PLAY] & GANDALF_BITS
+            m = S[L.ZONE_MASKS + L.IN_PLAY] & GANDALF_BITS
             while m:
                 g = lowest(m)
                 m &= m - 1
-                S[DAMAGE + g] = 0
-                move(S, g, PLAYER_DISCARD)
-                log_event(S, log, EV_GANDALF_LEAVES, g, 0, 0)
-            S[EXHAUSTED_MASK] = 0
-            S[PHASE] = RESOURCE_PHASE
+                S[L.DAMAGE + g] = 0
+                move(S, g, L.PLAYER_DISCARD)
+                log_event(S, log, L.EV_GANDALF_LEAVES, g, 0, 0)
+            S[L.EXHAUSTED_MASK] = 0
+            S[L.PHASE] = L.RESOURCE_PHASE
         else:
             return

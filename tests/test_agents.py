@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 from conftest import run_cli
 
-from agents.decide import Agent, decide
+from agents.agent import Agent
+from agents.decide import decide
 from agents.evaluation import evaluate_setup
 from agents.interruption import Interrupted
 from agents.play import play_traced_game, stage_agents

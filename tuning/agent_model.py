@@ -32,7 +32,7 @@ class AgentModel(mlflow.pyfunc.PythonModel):
         self.setup = Setup.load(context.artifacts["config"])
 
     def predict(self, context, model_input, params=None) -> list[dict]:
-        from agents.decide import Agent
+        from agents.agent import Agent
         from agents.setup import STAGES
         from lotr_sim import GameState
 

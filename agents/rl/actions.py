@@ -22,11 +22,9 @@ hitpoints left. Every decoder's result is legal by construction.
 
 import numpy as np
 
-from lotr_sim.cards import ATTACK as ATTACK_VALUE
-from lotr_sim.cards import COST, HITPOINTS, N_CARDS, WILLPOWER
-from lotr_sim.cards import DEFENSE as DEFENSE_VALUE
+from lotr_sim import layout as L
+from lotr_sim.cards import ATTACK, COST, DEFENSE, HITPOINTS, N_CARDS, WILLPOWER
 from lotr_sim.jit import allocating, kernel
-from lotr_sim.layout import *  # noqa: F403  (the layout is a namespace of constants)
 from lotr_sim.policies import resolve_defense, strongest
 from lotr_sim.rules import lowest, ready, staging_threat, total_resources
 
@@ -61,12 +59,12 @@ def commit_in_order(S, scores, act):
 @allocating
 def defend_in_order(S, defenders, defender_scores, skip_weakest, act, scratch):
     """The best-scored ``defenders`` meet the strongest attackers; the rest go undefended."""
-    attackers = S[ZONE_MASKS + ENGAGED]
+    attackers = S[L.ZONE_MASKS + L.ENGAGED]
     if skip_weakest and attackers:
-        weakest = strongest(attackers, -ATTACK_VALUE.astype(np.float64))
+        weakest = strongest(attackers, -ATTACK.astype(np.float64))
         attackers &= ~(np.int64(1) << weakest)
     while attackers and defenders:
-        e = strongest(attackers, ATTACK_VALUE.astype(np.float64))
+        e = strongest(attackers, ATTACK.astype(np.float64))
         d = strongest(defenders, defender_scores)
         act[e] = d
         attackers &= ~(np.int64(1) << e)
@@ -78,36 +76,36 @@ def defend_in_order(S, defenders, defender_scores, skip_weakest, act, scratch):
 def sturdiness(S):
     scores = np.zeros(N_CARDS)
     for c in range(N_CARDS):
-        scores[c] = DEFENSE_VALUE[c] + HITPOINTS[c] - S[DAMAGE + c]
+        scores[c] = DEFENSE[c] + HITPOINTS[c] - S[L.DAMAGE + c]
     return scores
 
 
 @allocating
 def macro_action(S, index, act, scratch):
     """Fill ``act`` with macro action ``index`` of the pending planning, questing or defense decision."""
-    act[:] = NO_CHOICE
-    phase = S[PHASE]
+    act[:] = L.NO_CHOICE
+    phase = S[L.PHASE]
     scores = np.zeros(N_CARDS)
-    if phase == PLANNING:
+    if phase == L.PLANNING:
         for c in range(N_CARDS):
             if index < 6:
                 b = 1.0 - 0.2 * index
-                scores[c] = (b * WILLPOWER[c] + (1 - b) * DEFENSE_VALUE[c]) / max(COST[c], 1)
+                scores[c] = (b * WILLPOWER[c] + (1 - b) * DEFENSE[c]) / max(COST[c], 1)
             else:
                 scores[c] = -COST[c]
-        buy_in_order(S, S[ZONE_MASKS + HAND], scores, act)
-    elif phase == QUESTING:
+        buy_in_order(S, S[L.ZONE_MASKS + L.HAND], scores, act)
+    elif phase == L.QUESTING:
         if index == 0:
             direct_commit(S, ready(S), act)
             return
         for c in range(N_CARDS):
             if index < 6:
                 b = 1.0 - 0.2 * (index - 1)
-                scores[c] = b * WILLPOWER[c] + (1 - b) * DEFENSE_VALUE[c]
+                scores[c] = b * WILLPOWER[c] + (1 - b) * DEFENSE[c]
             else:
-                scores[c] = -DEFENSE_VALUE[c]
+                scores[c] = -DEFENSE[c]
         commit_in_order(S, scores, act)
-    elif phase == DEFENSE:
+    elif phase == L.DEFENSE:
         if index == 2:
             for c in range(N_CARDS):
                 scores[c] = -WILLPOWER[c]
@@ -120,9 +118,9 @@ def macro_action(S, index, act, scratch):
 @kernel
 def direct_buy(S, order, act):
     """Buy the hand cards listed in ``order`` (card ids, -1 padded), in that order, while affordable."""
-    act[:] = NO_CHOICE
+    act[:] = L.NO_CHOICE
     avail = total_resources(S)
-    hand = S[ZONE_MASKS + HAND]
+    hand = S[L.ZONE_MASKS + L.HAND]
     for c in order:
         if c >= 0 and (hand >> c) & 1 and COST[c] <= avail:
             act[c] = 1
@@ -132,7 +130,7 @@ def direct_buy(S, order, act):
 @kernel
 def direct_commit(S, chosen, act):
     """Commit the ready characters of the card mask ``chosen``."""
-    act[:] = NO_CHOICE
+    act[:] = L.NO_CHOICE
     m = chosen & ready(S)
     while m:
         act[lowest(m)] = 1
@@ -142,14 +140,14 @@ def direct_commit(S, chosen, act):
 @allocating
 def direct_defend(S, volunteers, act, scratch):
     """The ready characters of ``volunteers`` defend, the sturdiest against the strongest attackers."""
-    act[:] = NO_CHOICE
+    act[:] = L.NO_CHOICE
     defend_in_order(S, volunteers & ready(S), sturdiness(S), False, act, scratch)
 
 
 @kernel
 def choice_context(S):
     """(hand, resources, ready characters) of ``S``: what a direct policy chooses among."""
-    return S[ZONE_MASKS + HAND], total_resources(S), ready(S)
+    return S[L.ZONE_MASKS + L.HAND], total_resources(S), ready(S)
 
 
 @allocating

@@ -13,10 +13,9 @@ Each is a float vector of card indicators followed by one integer feature:
 They read the visible state only.
 """
 
-
+from lotr_sim import layout as L
 from lotr_sim.cards import ALLY_FIRST, ENEMY_FIRST, LOCATION_FIRST, N_CARDS
 from lotr_sim.jit import kernel
-from lotr_sim.layout import *  # noqa: F403  (the layout is a namespace of constants)
 from lotr_sim.rules import ENEMY_BITS, LOCATION_BITS, lowest, ready, staging_threat, total_resources
 
 N_ALLIES = ENEMY_FIRST - ALLY_FIRST
@@ -46,31 +45,31 @@ def mark(out, offset, mask, first):
 def encode(S, encoding, out):
     """Fill ``out`` with the encoding of the pending decision of ``S`` (planning, questing or defense)."""
     out[:] = 0.0
-    phase = S[PHASE]
-    staged_enemies = S[ZONE_MASKS + STAGING] & ENEMY_BITS
-    if phase == PLANNING:
-        mark(out, 0, S[ZONE_MASKS + HAND], ALLY_FIRST)
+    phase = S[L.PHASE]
+    staged_enemies = S[L.ZONE_MASKS + L.STAGING] & ENEMY_BITS
+    if phase == L.PLANNING:
+        mark(out, 0, S[L.ZONE_MASKS + L.HAND], ALLY_FIRST)
         mark(out, N_ALLIES, staged_enemies, ENEMY_FIRST)
         out[N_ALLIES + N_ENEMIES] = total_resources(S)
-    elif phase == QUESTING:
-        mark(out, 0, S[ZONE_MASKS + IN_PLAY], 0)
+    elif phase == L.QUESTING:
+        mark(out, 0, S[L.ZONE_MASKS + L.IN_PLAY], 0)
         if encoding == 0:
             mark(out, N_CHARACTERS, staged_enemies, ENEMY_FIRST)
-            out[N_CHARACTERS + N_ENEMIES] = S[ROUND]
+            out[N_CHARACTERS + N_ENEMIES] = S[L.ROUND]
         elif encoding == 1:
-            mark(out, N_CHARACTERS, S[ZONE_MASKS + STAGING] & LOCATION_BITS, LOCATION_FIRST)
+            mark(out, N_CHARACTERS, S[L.ZONE_MASKS + L.STAGING] & LOCATION_BITS, LOCATION_FIRST)
             mark(out, N_CHARACTERS + N_LOCATIONS, staged_enemies, ENEMY_FIRST)
-            out[N_CHARACTERS + N_LOCATIONS + N_ENEMIES] = S[ROUND]
+            out[N_CHARACTERS + N_LOCATIONS + N_ENEMIES] = S[L.ROUND]
         elif encoding == 2:
             mark(out, N_CHARACTERS, staged_enemies, ENEMY_FIRST)
             out[N_CHARACTERS + N_ENEMIES] = staging_threat(S)
         else:
-            mark(out, N_CHARACTERS, S[ZONE_MASKS + ENGAGED], ENEMY_FIRST)
+            mark(out, N_CHARACTERS, S[L.ZONE_MASKS + L.ENGAGED], ENEMY_FIRST)
             out[N_CHARACTERS + N_ENEMIES] = staging_threat(S)
-    elif phase == DEFENSE:
+    elif phase == L.DEFENSE:
         mark(out, 0, ready(S), 0)
-        mark(out, N_CHARACTERS, S[ZONE_MASKS + ENGAGED], ENEMY_FIRST)
-        out[N_CHARACTERS + N_ENEMIES] = S[ROUND]
+        mark(out, N_CHARACTERS, S[L.ZONE_MASKS + L.ENGAGED], ENEMY_FIRST)
+        out[N_CHARACTERS + N_ENEMIES] = S[L.ROUND]
 
 
 @kernel
