@@ -5,8 +5,8 @@ Run: python benchmarks/bench_tuning.py [--trials 40]
 A study whose trials play one game each (evaluation time well under a
 millisecond) on SQLite storage and MLflow's default local store, in a
 temporary folder: its wall time per trial is the tuning machinery's own cost
-(ask, tell, the MLflow child run with params, metrics, tags and the
-configuration artifact, the exported files). The first trial (compilation and
+(ask, tell, the heartbeat, the MLflow child run with params, metrics, tags
+and the configuration artifact, the exported files). The first trial (compilation and
 store creation) is excluded.
 """
 
@@ -32,7 +32,8 @@ def main() -> None:
         study = {
             "name": "overhead", "difficulty": "easy", "setup": "random-mcts-random",
             "space": {"budget": {"int": [1, 4]}}, "objective": {"games": 1},
-            "holdout": {"top_k": 1, "games": 1}, "search": {"n_trials": 1, "pruner": "none"},
+            "validation": {"top_k": 1, "games": 1}, "test": {"games": 1},
+            "search": {"n_trials": 1, "pruner": "none"},
         }
         run_study(parse_study(study, "overhead"))  # compile, create the stores
         start = time.perf_counter()
@@ -41,7 +42,7 @@ def main() -> None:
         trials = optuna.load_study(study_name="overhead", storage="sqlite:///overhead.db").trials[1:]
         per_trial = [(t.datetime_complete - t.datetime_start).total_seconds() for t in trials]
         print(f"overhead  {len(trials)} one-game trials: {1000 * seconds / len(trials):.0f} ms per trial "
-              f"including the invocation's parent run, held-out game and export; "
+              f"including the invocation's parent run, validation and test games, export and registry; "
               f"{1000 * sum(per_trial) / len(per_trial):.0f} ms per trial between ask and tell")
 
 

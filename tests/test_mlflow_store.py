@@ -23,6 +23,7 @@ import pytest
 from alembic.script import ScriptDirectory
 from mlflow.store.db.utils import _get_latest_schema_revision
 
+pytestmark = pytest.mark.slow  # fault injection into real processes
 ROOT = Path(__file__).resolve().parents[1]
 ENV = {**{k: v for k, v in os.environ.items() if k != "MLFLOW_TRACKING_URI"}, "PYTHONPATH": str(ROOT)}
 

@@ -193,6 +193,7 @@ def test_resume_keeps_finished_trials_and_retries_the_interrupted_one(in_tmp):
     assert states.count(TrialState.COMPLETE) == 3 and result.complete == 3
 
 
+@pytest.mark.slow
 def test_distributed_workers_on_postgresql_meet_the_budget_exactly(in_tmp):
     try:
         import psycopg
@@ -317,7 +318,8 @@ def test_an_rl_study_trains_then_evaluates_and_logs_the_learning_curve(in_tmp):
     assert evaluate_setup(best, "easy", 20).games == 20
 
 
-@pytest.mark.parametrize("through_server", [False, True], ids=["database", "mlflow-server"])
+@pytest.mark.parametrize("through_server", [False, pytest.param(True, marks=pytest.mark.slow)],
+                         ids=["database", "mlflow-server"])
 def test_mlflow_tracking_on_postgresql(in_tmp, through_server):
     """MLflow on a PostgreSQL database, directly or behind `mlflow server` (artifacts proxied)."""
     try:
