@@ -1,0 +1,1 @@
+"""Love Letter (Huibers 2016), two players."""
