@@ -81,17 +81,24 @@ def stop_signals():
 
 
 @contextlib.contextmanager
-def deferred():
-    """Hold SIGINT and SIGTERM while the block writes to the record; raise ``Interrupted`` after it."""
+def deferred(release: bool = True):
+    """Hold SIGINT and SIGTERM while the block writes to the record; raise ``Interrupted`` after it, or, with
+    ``release=False``, keep it held for ``raise_held`` (once the caller is ready to clean up after it)."""
     _State.deferring += 1
     try:
         yield
     finally:
         _State.deferring -= 1
-        if not _State.deferring and _State.held is not None and not _State.stopping:
-            signum, _State.held = _State.held, None
-            _State.stopping = True
-            raise Interrupted(signum)
+        if release and not _State.deferring:
+            raise_held()
+
+
+def raise_held() -> None:
+    """Raise ``Interrupted`` for a signal held by ``deferred``, if any."""
+    if _State.held is not None and not _State.stopping:
+        signum, _State.held = _State.held, None
+        _State.stopping = True
+        raise Interrupted(signum)
 
 
 def die_with_parent(signum: int = signal.SIGTERM) -> None:

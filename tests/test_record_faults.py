@@ -229,6 +229,25 @@ def test_a_torn_journal_is_repaired_and_every_finished_trial_kept(in_tmp):
     assert list(in_tmp.glob("f.journal.torn-*"))  # the cut file backed up
 
 
+def test_a_record_cut_while_workers_run_is_dropped_before_their_next_write(in_tmp):
+    from optuna.storages.journal import JournalFileSymlinkLock
+
+    path = write_study(in_tmp, budget=40, games=300, trials=6)
+    run = lotr(in_tmp, "tune", "run", path, "--workers", 2)
+    journal = in_tmp / "f.journal"
+    wait_for(lambda: any(t.state == TrialState.COMPLETE for t in trials_of(f"journal:{journal}", "f")), 180,
+             "a finished trial", run)
+    lock = JournalFileSymlinkLock(str(journal))  # as a writer killed in the middle of its record leaves it
+    lock.acquire()
+    with open(journal, "ab") as file:
+        file.write(b'{"op_code": 6, "worker_id": "x", "trial_id": 0, "us')
+    lock.release()
+    code, _, err = run.finish(300)
+    assert code == 0, err
+    assert "its last record was cut" in err
+    assert sum(t.state == TrialState.COMPLETE for t in trials_of(f"journal:{journal}", "f")) == 6
+
+
 def test_a_second_driver_is_refused_and_the_first_finishes(in_tmp):
     path = write_study(in_tmp, trials=3)
     first = lotr(in_tmp, "tune", "run", path)
@@ -241,6 +260,17 @@ def test_a_second_driver_is_refused_and_the_first_finishes(in_tmp):
     assert code == 0, err
     trials = trials_of(f"sqlite:///{in_tmp}/f.db", "f")
     assert [t.state for t in trials] == [TrialState.COMPLETE] * 3
+
+
+def test_two_drivers_started_together_with_other_worker_counts_do_not_both_run(in_tmp):
+    path = write_study(in_tmp, budget=20, games=20, trials=3)
+    one, two = lotr(in_tmp, "tune", "run", path, "--workers", 1), lotr(in_tmp, "tune", "run", path, "--workers", 2)
+    (code_one, _, err_one), (code_two, _, err_two) = one.finish(300), two.finish(300)
+    assert sorted([code_one, code_two]) == [0, 2], err_one + err_two
+    refused = err_one if code_one == 2 else err_two
+    assert len(refused.strip().splitlines()) == 1 and "lotr tune run: error: study f" in refused
+    stores = [f"sqlite:///{in_tmp}/f.db", f"journal:{in_tmp}/f.journal"]
+    assert sorted(len(trials_of(url, "f")) for url in stores) == [0, 3]  # one study, not two
 
 
 def test_a_killed_driver_leaves_runs_that_the_resume_closes(in_tmp):

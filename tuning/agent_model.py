@@ -79,6 +79,7 @@ def register_agent(tracking_uri: str, run_id: str, name: str, config: Path, desc
             pip_requirements=["lotr-tuning"], signature=SIGNATURE, input_example=example,
         )
     client = mlflow.MlflowClient(tracking_uri)
+    client.update_run(run_id, status="RUNNING")  # the block above ended the run; its driver ends it
     version = info.registered_model_version
     client.update_model_version(name, version, description=description)
     for key, value in tags.items():

@@ -42,7 +42,7 @@ import optuna
 from optuna.trial import TrialState
 
 from agents.evaluation import evaluate_setup
-from agents.interruption import Interrupted, deferred, die_with_parent, stop_processes, stop_signals
+from agents.interruption import Interrupted, deferred, die_with_parent, raise_held, stop_processes, stop_signals
 from agents.specs import SpecError
 from lotr_sim.rng import derive_seed
 from lotr_sim.stats import wilson_interval
@@ -216,19 +216,29 @@ def work(context: TrialContext, storage: str, n_trials: int, deadline: float | N
                 return
             time.sleep(POLL_SECONDS)
             continue
-        trial = ask(study)
-        if counted(study, before=trial.number) >= n_trials:
-            with deferred():
-                trial.set_user_attr("surplus", "the trial budget was met by other workers")
-                study.tell(trial, state=TrialState.FAIL)
-            continue
-        run_one(study, trial, context, tracker)
+        run_next(study, context, tracker, n_trials)
 
 
-def ask(study: optuna.Study, **enqueued) -> optuna.Trial:
-    """A new trial, claimed by this process (its identity and start, for the record and for reclaiming)."""
-    with deferred():
+def run_next(study: optuna.Study, context: TrialContext, tracker: Tracker, n_trials: int) -> optuna.Trial:
+    """Ask for the next trial (a queued one first) and run it, or fail it as surplus when trials numbered
+    before it already meet the budget (so the total stays exact)."""
+    trial = ask(study)
+    if counted(study, before=trial.number) >= n_trials:
+        with deferred():
+            trial.set_user_attr("surplus", "the trial budget was met by other workers")
+            study.tell(trial, state=TrialState.FAIL)
+        return trial
+    run_one(study, trial, context, tracker)
+    return trial
+
+
+def ask(study: optuna.Study) -> optuna.Trial:
+    """A new trial, claimed by this process (its identity, start and first heartbeat, for the record and for
+    reclaiming). A signal arriving meanwhile stays held: ``run_one`` fails the trial for it."""
+    with deferred(release=False):
         trial = study.ask()
+        if has_heartbeats(study):
+            study._storage.record_heartbeat(trial._trial_id)  # a trial without one could never be found stale
         trial.set_user_attr("worker", driver_identity())
         trial.set_user_attr("started", datetime.datetime.now().isoformat(timespec="seconds"))
         trial.set_user_attr("code_version", code_version())
@@ -272,10 +282,12 @@ def _run_one(study: optuna.Study, trial: optuna.Trial, context: TrialContext, tr
         "sampler": spec.sampler, "pruner": spec.pruner, "code_version": code_version(), "study": spec.name,
         "trial": trial.number, "worker": driver_identity(),
     }
-    with deferred():
-        run = tracker.start_run(f"trial-{trial.number}", tags, parent=context.parent_run)
-        trial.set_user_attr("mlflow_run", run)
+    run = None
     try:
+        with deferred(release=False):
+            run = tracker.start_run(f"trial-{trial.number}", tags, parent=context.parent_run)
+            trial.set_user_attr("mlflow_run", run)
+        raise_held()
         with Heartbeat(study, trial):
             setup, evaluation, training = run_trial(trial, spec, folder)
     except optuna.TrialPruned:
@@ -289,15 +301,21 @@ def _run_one(study: optuna.Study, trial: optuna.Trial, context: TrialContext, tr
         with deferred():
             if _tell(study, trial, TrialState.FAIL, interrupted="stopped by a signal before its games were all played"):
                 retry(study, study.get_trials(deepcopy=False)[trial.number])
-            tracker.log(run, tags={"state": "interrupted"})
-            tracker.end(run, "KILLED")
+            if run is not None:
+                tracker.log(run, tags={"state": "interrupted"})
+                tracker.end(run, "KILLED")
         raise
+    except optuna.exceptions.UpdateFinishedTrialError:  # failed by another worker while it played (late heartbeat)
+        with deferred():
+            _discarded(tracker, run, trial)
+        return None
     except Exception as error:
         message = str(error).splitlines()[0] if str(error) else type(error).__name__
         with deferred():
             _tell(study, trial, TrialState.FAIL, error=message)
-            tracker.log(run, tags={"state": "failed", "error": message})
-            tracker.end(run, "FAILED")
+            if run is not None:
+                tracker.log(run, tags={"state": "failed", "error": message})
+                tracker.end(run, "FAILED")
         return message
     with deferred():
         setup.dump(folder / "agent.toml")
@@ -334,11 +352,12 @@ def _tell(study: optuna.Study, trial: optuna.Trial, state: TrialState, values=No
     return True
 
 
-def _discarded(tracker: Tracker, run: str, trial: optuna.Trial) -> None:
+def _discarded(tracker: Tracker, run: str | None, trial: optuna.Trial) -> None:
     reason = "failed by another worker (its heartbeat was late); queued again"
     print(f"trial {trial.number}: {reason}; this result is dropped", file=sys.stderr, flush=True)
-    tracker.log(run, tags={"state": "failed", "error": reason})
-    tracker.end(run, "FAILED")
+    if run is not None:
+        tracker.log(run, tags={"state": "failed", "error": reason})
+        tracker.end(run, "FAILED")
 
 
 def _log_trial(tracker, run, trial, study, evaluation, training, state, folder=None) -> None:
@@ -397,8 +416,7 @@ def _hyperopt_work(context: TrialContext, study: optuna.Study, tracker: Tracker,
             study.enqueue_trial({d.name: d.from_hyperopt(draw[d.name]) for d in spec.space},
                                 user_attrs={"hyperopt_draw": key})
         while (mine := _draw(study, key)).state == TrialState.WAITING:
-            trial = ask(study)
-            run_one(study, trial, context, tracker)
+            run_next(study, context, tracker, n_trials)
         while mine.state == TrialState.RUNNING:  # another worker was handed it
             time.sleep(POLL_SECONDS)
             mine = _draw(study, key)
@@ -639,6 +657,11 @@ def join_study(spec: StudySpec, storage: str, n_trials: int | None = None, wait:
         before = len(study.trials)
         n_trials = n_trials or spec.n_trials
         context = TrialContext(spec, attrs["tracking_uri"], attrs["parent_run"], n_trials, time.time(), counted(study))
-        work(context, storage, n_trials, None, worker)
+        try:
+            work(context, storage, n_trials, None, worker)
+        except Interrupted as stop:
+            stop.detail = ("this worker's trial cut short is queued again; the study's other workers go on; "
+                           f"join again with: lotr tune worker {spec.source} --storage {storage}")
+            raise
         mine = driver_identity()
         return sum(1 for t in study.get_trials(deepcopy=False)[before:] if t.user_attrs.get("worker") == mine)

@@ -97,13 +97,24 @@ def finish(spec: StudySpec, study: optuna.Study, tracker: Tracker, parent: str, 
     with deferred():
         if "model" not in chosen or chosen.get("registered_for") != chosen["trial"]:
             export(study, chosen, target)
-            entry = _registry_entry(spec.name, chosen, best)
-            chosen["model"] = register_agent(tracker.tracking_uri, parent, spec.name, target, *entry)
+            chosen["model"] = registered(tracker, spec.name, chosen["trial"]) or register_agent(
+                tracker.tracking_uri, parent, spec.name, target, *_registry_entry(spec.name, chosen, best))
             chosen["registered_for"] = chosen["trial"]
-            study.set_user_attr("selection", chosen)
+        study.set_user_attr("selection", chosen)
         export(study, chosen, target)
         _log_selection(tracker, parent, chosen, validated, target)
     return chosen
+
+
+def registered(tracker: Tracker, name: str, trial: int) -> str | None:
+    """The model version already registered for this trial of the study (by a run killed before it could
+    record it), else None: a re-run does not register the same agent twice."""
+    versions = tracker.client.search_model_versions(f"name = '{name}' and tag.trial = '{trial}'")
+    if not versions:
+        return None
+    version = max(versions, key=lambda v: int(v.version)).version
+    tracker.client.set_registered_model_alias(name, "best", version)
+    return f"models:/{name}/{version}"
 
 
 def _play(spec: StudySpec, trial: FrozenTrial, games: int, seed: int, workers: int, label: str) -> dict:

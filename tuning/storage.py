@@ -21,15 +21,19 @@ import contextlib
 import datetime
 import fcntl
 import hashlib
+import json
 import os
 import shutil
 import socket
+import sys
 import threading
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
 import optuna
+from optuna.storages.journal import JournalFileBackend
+from optuna.storages.journal._file import get_lock_file
 from optuna.trial import FrozenTrial, TrialState
 
 from agents.specs import SpecError
@@ -94,13 +98,12 @@ def storage_object(url: str, liveness: Liveness = Liveness()):
     heartbeats, a connect timeout and tables created once however many processes start together."""
     if url.startswith(JOURNAL):
         from optuna.storages import JournalStorage
-        from optuna.storages.journal import JournalFileBackend
 
         path = url[len(JOURNAL):]
         notice = repair_journal(Path(path))
         if notice:
             print(notice, flush=True)
-        return JournalStorage(JournalFileBackend(path))
+        return JournalStorage(RepairingJournal(path))
     kwargs = {"connect_args": {"connect_timeout": CONNECT_SECONDS}} if is_postgres(url) else {}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
@@ -130,20 +133,40 @@ def repair_journal(path: Path) -> str | None:
     lock = JournalFileSymlinkLock(str(path))
     lock.acquire()
     try:
-        data = path.read_bytes()
-        if data.endswith(b"\n"):
-            return None  # completed by its writer meanwhile
-        backup = path.with_name(f"{path.name}.torn-{datetime.datetime.now():%Y%m%d-%H%M%S}")
-        shutil.copy2(path, backup)
-        keep = data.rfind(b"\n") + 1
-        with open(path, "r+b") as file:
-            file.truncate(keep)
-            file.flush()
-            os.fsync(file.fileno())
+        return _drop_torn_tail(path)
     finally:
         lock.release()
+
+
+def _drop_torn_tail(path: Path) -> str | None:
+    """``repair_journal``'s work, for a caller that holds the journal's lock."""
+    data = path.read_bytes()
+    if not data or data.endswith(b"\n"):
+        return None
+    backup = path.with_name(f"{path.name}.torn-{datetime.datetime.now():%Y%m%d-%H%M%S}")
+    shutil.copy2(path, backup)
+    keep = data.rfind(b"\n") + 1
+    with open(path, "r+b") as file:
+        file.truncate(keep)
+        file.flush()
+        os.fsync(file.fileno())
     return (f"journal {path}: its last record was cut ({len(data) - keep} bytes, a killed writer); "
             f"backed up to {backup.name} and dropped; finished trials are kept")
+
+
+class RepairingJournal(JournalFileBackend):
+    """Optuna's journal file that, under its lock, drops a record cut by a killed writer before appending, so
+    that live workers never write onto it."""
+
+    def append_logs(self, logs: list[dict]) -> None:
+        with get_lock_file(self._lock):
+            notice = _drop_torn_tail(Path(self._file_path))
+            if notice:
+                print(notice, file=sys.stderr, flush=True)
+            with open(self._file_path, "ab") as file:
+                file.write(("\n".join(json.dumps(log, separators=(",", ":")) for log in logs) + "\n").encode())
+                file.flush()
+                os.fsync(file.fileno())
 
 
 @contextlib.contextmanager
@@ -230,7 +253,7 @@ def driver_lock(url: str, name: str):
     store = local_store(url)
     if store is not None:
         store.parent.mkdir(parents=True, exist_ok=True)
-        with open(Path(f"{store}.driver"), "a+") as file:
+        with open(store.parent / f"{name}.driver", "a+") as file:  # one per study here, SQLite or journal
             try:
                 fcntl.flock(file, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except BlockingIOError:
