@@ -162,6 +162,37 @@ def decision_states():
     return states
 
 
+POSTGRES = "postgresql://postgres@127.0.0.1:5432/test"
+
+
+@pytest.fixture
+def in_tmp(tmp_path, monkeypatch):
+    """A fresh working folder, with MLflow's default store in it (no MLFLOW_TRACKING_URI from outside)."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("MLFLOW_TRACKING_URI", raising=False)
+    return tmp_path
+
+
+@pytest.fixture
+def fresh_postgres():
+    """The URL of a new, empty PostgreSQL database, dropped afterwards; skips without PostgreSQL."""
+    import uuid
+
+    try:
+        import psycopg
+
+        admin = psycopg.connect(POSTGRES, autocommit=True)
+    except Exception as error:  # pragma: no cover - CI has PostgreSQL
+        pytest.skip(f"no PostgreSQL at {POSTGRES}: {error}")
+    name = f"test_{uuid.uuid4().hex[:8]}"
+    admin.execute(f"CREATE DATABASE {name}")
+    try:
+        yield f"postgresql+psycopg://postgres@127.0.0.1:5432/{name}"
+    finally:
+        admin.execute(f"DROP DATABASE {name} WITH (FORCE)")
+        admin.close()
+
+
 def run_cli(capsys, *argv):
     """Run ``lotr *argv``; return (exit code, stdout, stderr)."""
     from tuning.cli import main

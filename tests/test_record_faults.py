@@ -7,10 +7,8 @@ import re
 import signal
 import subprocess
 import sys
-import textwrap
 import threading
 import time
-import uuid
 
 import optuna
 import pytest
@@ -21,7 +19,6 @@ from agents.setup import Setup
 from tuning.storage import storage_object
 
 pytestmark = pytest.mark.slow
-POSTGRES = "postgresql://postgres@127.0.0.1:5432/test"
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 STUDY = """
@@ -129,13 +126,6 @@ def assert_record_is_true(url, name, games):
     assert all(t.user_attrs["games"] == games for t in trials if t.state == TrialState.COMPLETE)
     assert not [t for t in trials if t.state == TrialState.RUNNING]
     return trials
-
-
-@pytest.fixture
-def in_tmp(tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.delenv("MLFLOW_TRACKING_URI", raising=False)
-    return tmp_path
 
 
 @pytest.mark.parametrize("workers, signum", [(2, signal.SIGINT), (1, signal.SIGINT), (2, signal.SIGTERM)],
@@ -291,56 +281,37 @@ def test_a_killed_driver_leaves_runs_that_the_resume_closes(in_tmp):
     assert sum(r.info.status == "KILLED" for r in runs if "mlflow.parentRunId" not in r.data.tags) == 1
 
 
-def postgres_database():
-    """A fresh PostgreSQL database (dropped by the caller), or skip."""
-    try:
-        import psycopg
-
-        admin = psycopg.connect(POSTGRES, autocommit=True)
-    except Exception as error:  # pragma: no cover - CI has PostgreSQL
-        pytest.skip(f"no PostgreSQL at {POSTGRES}: {error}")
-    name = f"faults_{uuid.uuid4().hex[:8]}"
-    admin.execute(f"CREATE DATABASE {name}")
-    return admin, name, f"postgresql+psycopg://postgres@127.0.0.1:5432/{name}"
-
-
-def test_a_driver_and_workers_launched_together_on_a_fresh_database_all_join(in_tmp):
-    admin, database, url = postgres_database()
-    try:
-        path = write_study(in_tmp, budget=20, games=20, trials=6)
-        processes = [lotr(in_tmp, "tune", "run", path, "--storage", url)]
-        processes += [lotr(in_tmp, "tune", "worker", path, "--storage", url) for _ in range(2)]
-        for process in processes:
-            code, _, err = process.finish(300)
-            assert code == 0, err
-        trials = trials_of(url, "f")
-        assert sum(t.state == TrialState.COMPLETE for t in trials) == 6 and len({t.number for t in trials}) == len(trials)
-    finally:
-        admin.execute(f"DROP DATABASE {database} WITH (FORCE)")
+def test_a_driver_and_workers_launched_together_on_a_fresh_database_all_join(in_tmp, fresh_postgres):
+    url = fresh_postgres
+    path = write_study(in_tmp, budget=20, games=20, trials=6)
+    processes = [lotr(in_tmp, "tune", "run", path, "--storage", url)]
+    processes += [lotr(in_tmp, "tune", "worker", path, "--storage", url) for _ in range(2)]
+    for process in processes:
+        code, _, err = process.finish(300)
+        assert code == 0, err
+    trials = trials_of(url, "f")
+    assert sum(t.state == TrialState.COMPLETE for t in trials) == 6 and len({t.number for t in trials}) == len(trials)
 
 
-def test_the_survivors_take_over_a_killed_workers_trial_and_meet_the_budget(in_tmp):
-    admin, database, url = postgres_database()
-    try:
-        path = write_study(in_tmp, trials=8)
-        started = lotr(in_tmp, "tune", "run", path, "--storage", url, "--n-trials", 1)
-        assert started.finish(300)[0] == 0
-        workers = [lotr(in_tmp, "tune", "worker", path, "--storage", url) for _ in range(3)]
-        victim = workers[0]
-        wait_for(lambda: playing(url, "f", victim.pid), 180, "the first worker in the middle of a trial", victim)
-        victim.kill()
-        for worker in workers[1:]:
-            code, _, err = worker.finish(300)
-            assert code == 0, err
-        trials = trials_of(url, "f")
-        states = [t.state for t in trials]
-        assert states.count(TrialState.COMPLETE) == 8 and TrialState.RUNNING not in states
-        assert len({t.number for t in trials}) == len(trials)
-        lost = [t for t in trials if t.state == TrialState.FAIL and t.user_attrs["worker"].endswith(f":{victim.pid}")]
-        assert len(lost) == 1  # failed by the survivors' heartbeat check, and run again
-        assert any(t.system_attrs.get("failed_trial") == lost[0].number for t in trials if t.state == TrialState.COMPLETE)
-    finally:
-        admin.execute(f"DROP DATABASE {database} WITH (FORCE)")
+def test_the_survivors_take_over_a_killed_workers_trial_and_meet_the_budget(in_tmp, fresh_postgres):
+    url = fresh_postgres
+    path = write_study(in_tmp, trials=8)
+    started = lotr(in_tmp, "tune", "run", path, "--storage", url, "--n-trials", 1)
+    assert started.finish(300)[0] == 0
+    workers = [lotr(in_tmp, "tune", "worker", path, "--storage", url) for _ in range(3)]
+    victim = workers[0]
+    wait_for(lambda: playing(url, "f", victim.pid), 180, "the first worker in the middle of a trial", victim)
+    victim.kill()
+    for worker in workers[1:]:
+        code, _, err = worker.finish(300)
+        assert code == 0, err
+    trials = trials_of(url, "f")
+    states = [t.state for t in trials]
+    assert states.count(TrialState.COMPLETE) == 8 and TrialState.RUNNING not in states
+    assert len({t.number for t in trials}) == len(trials)
+    lost = [t for t in trials if t.state == TrialState.FAIL and t.user_attrs["worker"].endswith(f":{victim.pid}")]
+    assert len(lost) == 1  # failed by the survivors' heartbeat check, and run again
+    assert any(t.system_attrs.get("failed_trial") == lost[0].number for t in trials if t.state == TrialState.COMPLETE)
 
 
 def test_a_dead_local_worker_is_replaced_and_the_budget_met(in_tmp):
@@ -354,36 +325,3 @@ def test_a_dead_local_worker_is_replaced_and_the_budget_met(in_tmp):
     assert "died" in err
     trials = assert_record_is_true(url, "f", 300)
     assert sum(t.state == TrialState.COMPLETE for t in trials) == 5 and trials[trial.number].state == TrialState.FAIL
-
-
-def test_pruned_trials_finish_in_mlflow_with_their_running_win_rate(in_tmp):
-    path = in_tmp / "p.toml"
-    path.write_text(textwrap.dedent("""
-        name = "p"
-        difficulty = "hard"
-        setup = "random-mcts-mcts"
-        [space]
-        budget = { choice = [100, 1] }
-        playout = { choice = ["random", "expert"] }
-        [objective]
-        games = 200
-        [validation]
-        top_k = 0
-        [search]
-        sampler = "grid"
-        pruner = "wilcoxon"
-    """))
-    study = optuna.create_study(study_name="p", storage="sqlite:///p.db", direction="maximize")
-    study.enqueue_trial({"budget": 100, "playout": "random"})
-    study.enqueue_trial({"budget": 1, "playout": "expert"})  # plays the expert questing rule: no wins on hard
-    run = lotr(in_tmp, "tune", "run", path, "--n-trials", 2)
-    code, _, err = run.finish(300)
-    assert code == 0, err
-    trials = optuna.load_study(study_name="p", storage="sqlite:///p.db").trials
-    pruned = trials[1]
-    assert pruned.state == TrialState.PRUNED and max(pruned.intermediate_values) < 200
-    assert pruned.value == pruned.intermediate_values[max(pruned.intermediate_values)] < trials[0].value
-    assert pruned.user_attrs["games"] == max(pruned.intermediate_values) and len(pruned.user_attrs["wilson_95"]) == 2
-    client = MlflowClient(f"sqlite:///{in_tmp}/mlflow.db")
-    run = client.get_run(pruned.user_attrs["mlflow_run"])
-    assert run.info.status == "FINISHED" and run.data.tags["state"] == "pruned"

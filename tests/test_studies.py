@@ -35,12 +35,6 @@ pruner = "none"
 """
 
 
-@pytest.fixture
-def in_tmp(tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)
-    return tmp_path
-
-
 def grid_table(**changes) -> dict:
     import tomllib
 
@@ -176,8 +170,7 @@ def test_report_without_study_files_is_a_one_line_error(in_tmp, capsys):
     assert code == 2 and "no study files" in err and len(err.strip().splitlines()) == 1
 
 
-def test_a_study_on_another_mlflow_store_leaves_the_default_to_the_next(in_tmp, monkeypatch):
-    monkeypatch.delenv("MLFLOW_TRACKING_URI", raising=False)
+def test_a_study_on_another_mlflow_store_leaves_the_default_to_the_next(in_tmp):  # in_tmp unsets it
     first = in_tmp / "first.toml"
     first.write_text(GRID_STUDY.replace('name = "grid"', 'name = "first"').replace("top_k = 0", "top_k = 1\ngames = 10\n[test]\ngames = 10")
                      + '[mlflow]\ntracking_uri = "sqlite:///elsewhere.db"\n')

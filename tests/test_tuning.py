@@ -5,7 +5,6 @@ import os
 import subprocess
 import sys
 import textwrap
-import uuid
 
 import optuna
 import pytest
@@ -22,7 +21,6 @@ from tuning.orchestrator import open_study, run_study
 from tuning.storage import storage_for
 from tuning.study_file import load_study, parse_study
 
-POSTGRES = "postgresql://postgres@127.0.0.1:5432/test"
 
 MCTS_STUDY = """
 name = "{name}"
@@ -51,12 +49,6 @@ def write_study(folder, name="s", games=40, trials=2, sampler="tpe", pruner="non
     path = folder / f"{name}.toml"
     path.write_text(MCTS_STUDY.format(name=name, games=games, trials=trials, sampler=sampler, pruner=pruner) + extra)
     return path
-
-
-@pytest.fixture
-def in_tmp(tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)
-    return tmp_path
 
 
 def test_a_two_trial_study_end_to_end_on_the_default_stores(in_tmp):
@@ -173,6 +165,11 @@ def test_pruning_stops_a_bad_configuration_early(in_tmp):
     assert trials[0].state == TrialState.COMPLETE and trials[1].state == TrialState.PRUNED
     assert max(trials[1].intermediate_values) < 100  # stopped well before its 200 games
     assert result.pruned == 1
+    pruned = trials[1]  # its value: the win rate over the games it played, not its last game
+    assert pruned.value == pruned.intermediate_values[max(pruned.intermediate_values)] < trials[0].value
+    assert pruned.user_attrs["games"] == max(pruned.intermediate_values) and len(pruned.user_attrs["wilson_95"]) == 2
+    run = MlflowClient(f"sqlite:///{in_tmp}/mlflow.db").get_run(pruned.user_attrs["mlflow_run"])
+    assert run.info.status == "FINISHED" and run.data.tags["state"] == "pruned"  # a normal outcome, not a failure
 
 
 def tomllib_load(path):
@@ -194,27 +191,21 @@ def test_resume_keeps_finished_trials_and_retries_the_interrupted_one(in_tmp):
 
 
 @pytest.mark.slow
-def test_distributed_workers_on_postgresql_meet_the_budget_exactly(in_tmp):
-    try:
-        import psycopg
-
-        psycopg.connect(POSTGRES).close()
-    except Exception as error:  # pragma: no cover - CI has PostgreSQL
-        pytest.skip(f"no PostgreSQL at {POSTGRES}: {error}")
-    name = f"d-{uuid.uuid4().hex[:8]}"
+def test_distributed_workers_on_postgresql_meet_the_budget_exactly(in_tmp, fresh_postgres):
+    name = "d"
     path = write_study(in_tmp, name=name, games=10, trials=6)
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
-    started = run_study(load_study(path), n_trials=1, storage=POSTGRES)
+    started = run_study(load_study(path), n_trials=1, storage=fresh_postgres)
     assert started.complete == 1
     workers = [
-        subprocess.Popen([sys.executable, "-m", "tuning.cli", "tune", "worker", str(path), "--storage", POSTGRES],
+        subprocess.Popen([sys.executable, "-m", "tuning.cli", "tune", "worker", str(path), "--storage", fresh_postgres],
                          cwd=in_tmp, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         for _ in range(2)
     ]
     for worker in workers:
         out, err = worker.communicate(timeout=600)
         assert worker.returncode == 0, err
-    trials = optuna.load_study(study_name=name, storage=POSTGRES).trials
+    trials = optuna.load_study(study_name=name, storage=fresh_postgres).trials
     counted = [t for t in trials if t.state in (TrialState.COMPLETE, TrialState.PRUNED)]
     assert len(counted) == 6
     assert len({t.number for t in trials}) == len(trials)
@@ -320,18 +311,9 @@ def test_an_rl_study_trains_then_evaluates_and_logs_the_learning_curve(in_tmp):
 
 @pytest.mark.parametrize("through_server", [False, pytest.param(True, marks=pytest.mark.slow)],
                          ids=["database", "mlflow-server"])
-def test_mlflow_tracking_on_postgresql(in_tmp, through_server):
+def test_mlflow_tracking_on_postgresql(in_tmp, fresh_postgres, through_server):
     """MLflow on a PostgreSQL database, directly or behind `mlflow server` (artifacts proxied)."""
-    try:
-        import psycopg
-
-        admin = psycopg.connect(POSTGRES, autocommit=True)
-    except Exception as error:  # pragma: no cover - CI has PostgreSQL
-        pytest.skip(f"no PostgreSQL at {POSTGRES}: {error}")
-    database = f"mlflow_{uuid.uuid4().hex[:8]}"
-    admin.execute(f"CREATE DATABASE {database}")
-    uri = f"postgresql+psycopg://postgres@127.0.0.1:5432/{database}"
-    server = None
+    uri, server = fresh_postgres, None
     try:
         if through_server:
             server, uri = start_mlflow_server(uri, in_tmp)
@@ -347,8 +329,6 @@ def test_mlflow_tracking_on_postgresql(in_tmp, through_server):
         if server is not None:
             server.terminate()
             server.wait(timeout=30)
-        admin.execute(f"DROP DATABASE {database} WITH (FORCE)")
-        admin.close()
 
 
 def start_mlflow_server(backend: str, folder):
