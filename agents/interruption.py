@@ -21,6 +21,7 @@ import os
 import signal
 import sys
 import threading
+import time
 
 SIGNALS = (signal.SIGINT, signal.SIGTERM)
 _PR_SET_PDEATHSIG = 1  # linux/prctl.h
@@ -116,8 +117,6 @@ def quiet_child() -> None:
 
 def stop_processes(processes, seconds: float = 4.0) -> None:
     """SIGTERM to each live process, then SIGKILL to those still alive after ``seconds`` in all."""
-    import time
-
     for process in processes:
         if process.is_alive():
             with contextlib.suppress(ProcessLookupError):

@@ -54,7 +54,7 @@ from tuning.storage import (
 )
 from tuning.strategies import OUTCOMES, PRUNERS, SAMPLERS, unpack_outcomes
 from tuning.study_file import CONTEXT, StudySpec, load_study
-from tuning.tracking import Tracker, check_tracking_store, code_version, prepare_tracking_store
+from tuning.tracking import Tracker, check_tracking_store, code_version
 
 FAILURES_IN_A_ROW = 3  # a worker whose trials keep failing stops instead of spinning
 POLL_SECONDS = 1.0  # a worker waiting for the study to start, or for others' last trials, looks this often
@@ -133,10 +133,10 @@ def close_abandoned(study: optuna.Study, at_start: bool = False) -> list[int]:
     this machine, or, when a driver starts on a storage without heartbeats, any other machine's; returns them."""
     with deferred():
         fail_stale(study)
-        here, failed = socket.gethostname(), []
+        here, failed, unwatched = socket.gethostname(), [], at_start and not has_heartbeats(study)
         for trial in study.get_trials(deepcopy=False, states=(TrialState.RUNNING,)):
             host, _, pid = str(trial.user_attrs.get("worker", ":")).rpartition(":")
-            gone = (host == here and not _alive(pid)) or (at_start and not has_heartbeats(study) and host != here)
+            gone = (host == here and not _alive(pid)) or (unwatched and host != here)
             if gone or (at_start and "worker" not in trial.user_attrs):
                 with contextlib.suppress(ValueError, RuntimeError):  # finished meanwhile by its worker
                     study.tell(trial.number, state=TrialState.FAIL)
@@ -494,8 +494,7 @@ def run_study(spec: StudySpec, n_trials: int | None = None, workers: int | None 
     storage = storage_for(spec.name, storage or spec.storage, workers)
     target = Path(out or f"{spec.name}-best.toml")
     check_storage(storage)
-    check_tracking_store(spec.tracking_uri)  # both stores answer before either is written to
-    tracking_uri = prepare_tracking_store(spec.tracking_uri)
+    tracking_uri = check_tracking_store(spec.tracking_uri)  # both stores answer before either is written to
     with stop_signals(), driver_lock(storage, spec.name):
         study = open_study(spec, storage)
         with deferred():
@@ -622,8 +621,9 @@ def _games_played(spec: StudySpec, trial) -> int:
 def export_study(study: str, storage: str | None, target: Path) -> Path:
     """``lotr tune export``: the study's chosen trial (from a study file, or a study name whose default store
     is here) written again to ``target`` from the record, without playing a game."""
-    name = load_study(study).name if study.endswith(".toml") or Path(study).is_file() else study
-    url = storage_for(name, storage or (load_study(study).storage if Path(study).is_file() else None), 1)
+    spec = load_study(study) if study.endswith(".toml") or Path(study).is_file() else None
+    name = spec.name if spec else study
+    url = storage_for(name, storage or (spec.storage if spec else None), 1)
     store = local_store(url)
     if store is not None and not store.is_file():
         raise SpecError(f"study {name}: {store} does not exist; run lotr tune run on its study file here first")

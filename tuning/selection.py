@@ -124,10 +124,9 @@ def _play(spec: StudySpec, trial: FrozenTrial, games: int, seed: int, workers: i
           flush=True)
     played: Evaluation = evaluate_setup(setup, spec.trial_difficulty(trial.params), games, seed=seed,
                                         workers=workers, progress=sys.stderr.isatty())
-    low, high = played.wilson_95
-    print(f"[{spec.name}] {label}: trial {trial.number} won {100 * played.win_rate:.1f}% [{100 * low:.1f}, "
-          f"{100 * high:.1f}]", file=sys.stderr, flush=True)
-    return {"win_rate": played.win_rate, "wilson_95": list(played.wilson_95), "games": played.games, "seed": seed}
+    figure = {"win_rate": played.win_rate, "wilson_95": list(played.wilson_95), "games": played.games, "seed": seed}
+    print(f"[{spec.name}] {label}: trial {trial.number} won {describe(figure)}", file=sys.stderr, flush=True)
+    return figure
 
 
 def describe(figure: dict) -> str:
