@@ -1,17 +1,15 @@
-"""``Agent``: one agent of any kind deciding from Python, on a ``GameState``."""
+"""``Agent``: one agent of any kind deciding from Python, on a game's state."""
 
 from __future__ import annotations
 
 import numpy as np
 
+import games
 from agents.batch import N_UNIFORMS
-from agents.decide import decide
-from agents.specs import EXPERT, PYTHON, RANDOM, AgentSpec
-from lotr_sim import GameState, IllegalActionError
-from lotr_sim.actions import Action, decode
-from lotr_sim.cards import N_CARDS
-from lotr_sim.policies import policy_action
-from lotr_sim.rng import mix64
+from agents.search import compiled
+from agents.specs import FLAT_MC, PYTHON, AgentSpec
+from games.rng import mix64
+from lotr_sim import IllegalActionError
 
 
 class Agent:
@@ -23,24 +21,26 @@ class Agent:
 
     def __init__(self, spec: AgentSpec, seed: int = 0):
         self.spec = spec
+        self._kernels = games.load(spec.game).kernels
         self._row = spec.row()
         self._rs = np.array([mix64(np.uint64(seed))], np.uint64)
         self._generator = np.random.default_rng(int(self._rs[0]))  # as GameBatch seeds a Python agent
         self._learners = {}
 
-    def act(self, game: GameState) -> Action:
+    def act(self, game):
         if game.is_over:
             raise IllegalActionError("the game is over: there is no decision to make")
         state = game.core_state()
-        if self.spec.kind.code == PYTHON:
-            act = self._learner(game.stage.label).choose(state[None, :], self._uniforms(), self.spec["policy"])[0][0]
-        elif self.spec.kind.code in (RANDOM, EXPERT):  # what decide() does, without compiling the searches
-            act = np.empty(N_CARDS, np.int64)
-            policy_action(state, self.spec.kind.code, self._rs, act, np.empty_like(state))
+        code = self.spec.kind.code
+        if code == PYTHON:
+            act = self._learner(game.decision_kind).choose(state[None, :], self._uniforms(), self.spec["policy"])[0][0]
         else:
-            act = np.empty(N_CARDS, np.int64)
-            decide(state, self._row, self._rs, act, np.empty_like(state))
-        return decode(game.stage, act)
+            act = np.empty(self._kernels.ACTION_SIZE, np.int64)
+            if code < FLAT_MC:  # a compiled policy: what decide() does, without compiling the searches
+                self._kernels.playout_action(state, code, self._rs, act, np.empty_like(state))
+            else:
+                compiled(self._kernels).decide(state, self._row, self._rs, act, np.empty_like(state))
+        return game.action_from_vector(act)
 
     def _uniforms(self) -> np.ndarray:
         return self._generator.random(N_UNIFORMS)[None, :]

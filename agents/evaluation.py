@@ -19,17 +19,16 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+import games as games_registry
 from agents.batch import GameBatch
-from agents.games import N_STAGES, play_setup_games
 from agents.interruption import Interrupted, quiet_child
-from agents.setup import STAGES, Setup
+from agents.search import compiled
+from agents.setup import Setup
 from agents.specs import PYTHON
 from agents.ticks import ticks
-from lotr_sim import layout as L
-from lotr_sim.jit import kernel
-from lotr_sim.rng import derive_seed
-from lotr_sim.state import parse_difficulty
-from lotr_sim.stats import normal_half_width, wilson_interval
+from games.jit import kernel
+from games.rng import derive_seed
+from games.stats import normal_half_width, wilson_interval
 
 CHUNK_SECONDS = 0.5
 MAX_CHUNK_GAMES = 20_000
@@ -42,20 +41,26 @@ def now_ticks():
     return ticks()
 
 
+SEATS = ("first", "second", "both")
+
+
 @dataclass
 class Evaluation:
-    """The result of ``evaluate_setup``; ``outcomes[k]`` is the outcome code of game ``game_ids[k]``."""
+    """The result of ``evaluate_setup``: the evaluated agent's games (LOTR: the setup's; a two-player
+    game: the setup's first agent, in the seats asked for). ``rewards[k]`` (1 win, 0.5 draw, 0 loss) and
+    ``records[k]`` (the game's own integers) are those of game ``game_ids[k]``; ``metrics`` are the
+    game's (LOTR: loss causes and rounds); ``seats`` holds each seat's wins, draws and games."""
 
+    game: str
+    options: dict
     setup: str
     oracle: bool
     config: dict
-    difficulty: str
     seed: int
     games: int
     wins: int
-    lost_by_threat: int
-    lost_by_heroes: int
-    rounds_histogram: dict[int, int]
+    draws: int
+    metrics: dict
     mean_seconds_per_game: float
     p95_seconds_per_game: float
     ms_per_decision: dict[str, float | None]
@@ -63,8 +68,10 @@ class Evaluation:
     seconds: float
     workers: int
     interrupted: bool = False
+    seats: dict[str, dict] = field(default_factory=dict)
     game_ids: np.ndarray = field(default_factory=lambda: np.empty(0, np.int64), repr=False)
-    outcomes: np.ndarray = field(default_factory=lambda: np.empty(0, np.int64), repr=False)
+    rewards: np.ndarray = field(default_factory=lambda: np.empty(0), repr=False)
+    records: np.ndarray = field(default_factory=lambda: np.empty((0, 0), np.int64), repr=False)
     win_rate: float = field(init=False)
     wilson_95: tuple[float, float] = field(init=False)
     normal_95_half_width: float = field(init=False)
@@ -75,8 +82,8 @@ class Evaluation:
         self.normal_95_half_width = normal_half_width(self.wins, self.games)
 
     @property
-    def mean_rounds(self) -> float:
-        return sum(r * n for r, n in self.rounds_histogram.items()) / max(1, self.games)
+    def difficulty(self) -> str | None:
+        return self.options.get("difficulty")
 
     @property
     def games_per_second(self) -> float:
@@ -84,61 +91,96 @@ class Evaluation:
 
     def wins_per_game(self) -> np.ndarray:
         """1 for a won game, 0 otherwise, in game order (for paired comparisons on common seeds)."""
-        return (self.outcomes == L.WIN).astype(np.int8)
+        return (self.rewards == 1.0).astype(np.int8)
 
     def to_dict(self) -> dict:
-        """Everything but the per-game arrays, JSON-ready."""
-        data = {k: v for k, v in self.__dict__.items() if k not in ("game_ids", "outcomes")}
-        data["rounds_histogram"] = {str(k): v for k, v in self.rounds_histogram.items()}
-        data["mean_rounds"] = self.mean_rounds
+        """Everything but the per-game arrays, JSON-ready; the game's metrics at the top level."""
+        data = {k: v for k, v in self.__dict__.items() if k not in ("game_ids", "rewards", "records", "metrics")}
+        data.update(json_ready(self.metrics))
         data["games_per_second"] = self.games_per_second
         return data
 
     def report(self) -> str:
         low, high = self.wilson_95
-        share = lambda n: f"{100 * n / max(1, self.games):.2f}%"  # noqa: E731
         lines = []
         if self.oracle:
-            lines.append("ORACLE: the search reads the true deck order; an upper bound, not an honest agent")
+            lines.append("ORACLE: the search sees hidden information; an upper bound, not an honest agent")
+        where = ", ".join(f"{k} {v}" for k, v in self.options.items() if not isinstance(v, bool) or v)
         lines += [
-            f"setup {self.setup} on {self.difficulty}: {self.games} games from seed {self.seed}"
+            f"setup {self.setup} on {self.game}{f' ({where})' if where else ''}: {self.games} games from seed {self.seed}"
             + (" (interrupted)" if self.interrupted else ""),
             f"win rate {100 * self.win_rate:.2f}% (95% Wilson interval {100 * low:.2f}-{100 * high:.2f}; "
-            f"normal +-{100 * self.normal_95_half_width:.2f})",
-            f"losses: by threat {self.lost_by_threat} ({share(self.lost_by_threat)}), "
-            f"by heroes {self.lost_by_heroes} ({share(self.lost_by_heroes)})",
-            f"rounds: mean {self.mean_rounds:.2f}; histogram "
-            + " ".join(f"{r}:{n}" for r, n in sorted(self.rounds_histogram.items())),
+            f"normal +-{100 * self.normal_95_half_width:.2f})" + (f", draws {self.draws}" if self.draws else ""),
+        ]
+        for seat, counts in self.seats.items():
+            seat_low, seat_high = wilson_interval(counts["wins"], counts["games"])
+            lines.append(
+                f"  {seat} seat: {counts['wins']} wins, {counts['draws']} draws, {counts['losses']} losses of "
+                f"{counts['games']} ({100 * counts['wins'] / max(1, counts['games']):.2f}%, 95% {100 * seat_low:.2f}-"
+                f"{100 * seat_high:.2f})"
+            )
+        lines += games_registry.load(self.game).describe(self.metrics, self.games)
+        lines += [
             f"time per game: mean {1000 * self.mean_seconds_per_game:.3f} ms, p95 {1000 * self.p95_seconds_per_game:.3f} ms;"
             f" {self.games_per_second:,.0f} games/s ({self.workers} worker{'s' if self.workers > 1 else ''},"
             f" {self.seconds:.2f} s)",
             "ms per decision: "
             + ", ".join(
-                f"{stage} {'-' if ms is None else f'{ms:.3f}'} ({self.decisions[stage]})"
-                for stage, ms in self.ms_per_decision.items()
+                f"{role} {'-' if ms is None else f'{ms:.3f}'} ({self.decisions[role]})"
+                for role, ms in self.ms_per_decision.items()
             ),
         ]
         return "\n".join(lines)
 
 
-def play_chunk(setup: Setup, difficulty: int, quest_stages: int, seed: int, first: int, count: int):
-    """Games first..first+count-1: (outcomes, rounds, seconds per game, seconds per stage, decisions per stage)."""
+def json_ready(value):
+    """``value`` with dictionary keys as strings (JSON's)."""
+    if isinstance(value, dict):
+        return {str(k): json_ready(v) for k, v in value.items()}
+    return value
+
+
+def sides(setup: Setup, seats: str) -> list[tuple[str, Setup, int]]:
+    """The (seat name, setup as played, player of the evaluated agent) runs of an evaluation."""
+    if not games_registry.load(setup.game).by_seat:
+        return [("", setup, 0)]
+    chosen = {"first": ("first",), "second": ("second",), "both": ("first", "second")}[seats]
+    return [(seat, setup if seat == "first" else setup.swapped(), 0 if seat == "first" else 1) for seat in chosen]
+
+
+def play_chunk(setup: Setup, options: dict, seats: str, seed: int, first: int, count: int):
+    """Games first..first+count-1 in every seat asked for: (rewards of the evaluated agent, records, seconds
+    per game, seconds per role, decisions per role); the per-game arrays hold one seat's games after another."""
+    runs = [play_side(played, options, player, seed, first, count) for _, played, player in sides(setup, seats)]
+    # per role of ``setup``: a side played with the seats exchanged has its roles the other way round
+    by_role = [(run[3], run[4]) if player == 0 else (run[3][::-1], run[4][::-1])
+               for run, (_, _, player) in zip(runs, sides(setup, seats))]
+    return tuple(np.concatenate(parts) for parts in zip(*[run[:3] for run in runs])) + (
+        sum(seconds for seconds, _ in by_role),
+        sum(decisions for _, decisions in by_role),
+    )
+
+
+def play_side(setup: Setup, options: dict, player: int, seed: int, first: int, count: int):
     if setup.has_python_agents:
-        return play_chunk_in_batches(setup, difficulty, quest_stages, seed, first, count)
-    outcomes = np.empty(count, np.int64)
-    rounds = np.empty(count, np.int64)
+        return play_side_in_batches(setup, options, seed, first, count)
+    game = games_registry.load(setup.game)
+    kernels = game.kernels
+    n_roles = len(game.roles)
+    records = np.empty((count, kernels.N_RECORD), np.int64)
+    rewards = np.empty((count, kernels.N_PLAYERS))
     game_ticks = np.empty(count, np.int64)
-    stage_ticks = np.zeros(N_STAGES, np.int64)
-    decisions = np.zeros(N_STAGES, np.int64)
+    role_ticks = np.zeros(n_roles, np.int64)
+    decisions = np.zeros(n_roles, np.int64)
     wall, start = time.perf_counter(), now_ticks()
-    play_setup_games(
-        difficulty, quest_stages, setup.rows(), np.uint64(seed), first, outcomes, rounds, game_ticks, stage_ticks, decisions
+    compiled(kernels).play_games(
+        game.option_codes(options), setup.rows(), np.uint64(seed), first, records, rewards, game_ticks, role_ticks, decisions
     )
     elapsed, span = time.perf_counter() - wall, now_ticks() - start
     if span > 0:
         seconds_per_tick = elapsed / span
-        return outcomes, rounds, game_ticks * seconds_per_tick, stage_ticks * seconds_per_tick, decisions
-    return outcomes, rounds, np.full(count, elapsed / count), np.full(N_STAGES, np.nan), decisions
+        return rewards[:, player], records, game_ticks * seconds_per_tick, role_ticks * seconds_per_tick, decisions
+    return rewards[:, player], records, np.full(count, elapsed / count), np.full(n_roles, np.nan), decisions
 
 
 @functools.lru_cache(maxsize=16)
@@ -148,36 +190,36 @@ def _learner(stage: str, spec):
     return make_learner(stage, spec)
 
 
-def play_chunk_in_batches(setup: Setup, difficulty: int, quest_stages: int, seed: int, first: int, count: int):
-    """``play_chunk`` for setups with Python agents: the games in lockstep, one network call per
-    stage and step. Time per game is the chunk's time shared equally among its games."""
+def play_side_in_batches(setup: Setup, options: dict, seed: int, first: int, count: int):
+    """``play_side`` for setups with Python agents: the games in lockstep, one network call per
+    role and step. Time per game is the chunk's time shared equally among its games."""
     import torch
 
     torch.set_num_threads(1)  # small networks: one thread per worker process is fastest
-    python_stages = {STAGES.index(stage): (spec["policy"], _learner(stage, spec))
-                     for stage, spec in zip(STAGES, setup.agents) if spec.kind.code == PYTHON}
-    batch = GameBatch(setup.rows(), difficulty, quest_stages, count)
+    python_roles = {setup.roles.index(role): (spec["policy"], _learner(role, spec))
+                    for role, spec in zip(setup.roles, setup.agents) if spec.kind.code == PYTHON}
+    batch = GameBatch(setup, options, count)
     for k in range(count):
         batch.deal(k, int(derive_seed(np.uint64(seed), np.uint64(first + k))))
-    outcomes = np.empty(count, np.int64)
-    rounds = np.empty(count, np.int64)
-    python_seconds = np.zeros(N_STAGES)
+    rewards = np.empty(count)
+    records = np.empty((count, batch.kernels.N_RECORD), np.int64)
+    python_seconds = np.zeros(len(setup.roles))
     wall, start = time.perf_counter(), now_ticks()
     while batch.active.any():
         batch.advance()
         for slot in batch.finished():
-            outcomes[slot], rounds[slot] = batch.outcome(slot), batch.round(slot)
+            rewards[slot], records[slot] = float(batch.won(slot)), batch.record(slot)
             batch.active[slot] = False
-        for index, (mode, learner) in python_stages.items():
-            slots = batch.at_stage(index)
+        for index, (mode, learner) in python_roles.items():
+            slots = batch.at_role(index)
             if slots.size:
                 before = time.perf_counter()
                 acts, _ = learner.choose(batch.states[slots], batch.uniforms(slots, index), mode)
                 batch.apply(slots, acts)
                 python_seconds[index] += time.perf_counter() - before
     elapsed, span = time.perf_counter() - wall, now_ticks() - start
-    compiled_seconds = batch.stage_ticks * (elapsed / span) if span > 0 else np.zeros(N_STAGES)
-    return outcomes, rounds, np.full(count, elapsed / count), compiled_seconds + python_seconds, batch.decisions
+    compiled_seconds = batch.role_ticks * (elapsed / span) if span > 0 else np.zeros(len(setup.roles))
+    return rewards, records, np.full(count, elapsed / count), compiled_seconds + python_seconds, batch.decisions
 
 
 class _Chunks:
@@ -201,7 +243,7 @@ class _Chunks:
 
 def evaluate_setup(
     setup: Setup | str,
-    difficulty: str = "hard",
+    difficulty: str | None = None,
     games: int = 1000,
     seed: int = 0,
     workers: int = 1,
@@ -209,24 +251,36 @@ def evaluate_setup(
     progress: bool = False,
     on_chunk: Callable[[np.ndarray, np.ndarray], None] | None = None,
     max_chunk: int = MAX_CHUNK_GAMES,
+    options: dict | None = None,
+    seats: str = "both",
 ) -> Evaluation:
-    """Play games 0..games-1 of ``seed`` with ``setup`` (a Setup or its short form) and summarise them.
+    """Play games 0..games-1 of ``seed`` with ``setup`` (a Setup or its short form, LOTR's) and summarise them.
 
-    ``on_chunk(game_ids, outcomes)`` is called as chunks of games (at most ``max_chunk``) finish, in
+    ``options`` are the game's (``difficulty`` and ``full_scenario`` are LOTR's, given here for short). In
+    a two-player game the setup's first agent is evaluated against the second, in the ``seats`` asked for
+    (first, second, or both: every deal played twice, the seats exchanged).
+    ``on_chunk(game_ids, rewards)`` is called as chunks of games (at most ``max_chunk``) finish, in
     game order with one worker; an exception it raises stops the evaluation and propagates (a
     tuning pruner's). Ctrl-C or SIGTERM raises ``Interrupted`` whose ``partial`` is the Evaluation of
     the games finished (marked ``interrupted``)."""
     setup = Setup.parse(setup) if isinstance(setup, str) else setup
-    level = parse_difficulty(difficulty)
+    options = dict(options or {})
+    if difficulty is not None:
+        options["difficulty"] = difficulty
+    if full_scenario:
+        options["full_scenario"] = True
+    options = games_registry.load(setup.game).check_options(options, "options")
     if games < 1:
         raise ValueError(f"games must be at least 1, got {games}")
     if workers < 1:
         raise ValueError(f"workers must be at least 1, got {workers}")
-    quest_stages = 3 if full_scenario else 1
-    args = (setup, level, quest_stages, seed)
+    if seats not in SEATS:
+        raise ValueError(f"seats must be one of {', '.join(SEATS)}, got {seats!r}")
+    args = (setup, options, seats, seed)
     chunks = _Chunks(games, max_chunk)
+    n_sides = len(sides(setup, seats))
     results: dict[int, tuple] = {}
-    play_chunk(setup, level, quest_stages, WARM_UP_SEED, 0, 1)  # compile or load the code, load networks: untimed
+    play_chunk(setup, options, seats, WARM_UP_SEED, 0, 1)  # compile or load the code, load networks: untimed
     bar = progress_bar(games, progress)
     start = time.perf_counter()
 
@@ -234,10 +288,10 @@ def evaluate_setup(
         results[first] = result
         chunks.learn(result[2])
         if on_chunk is not None:
-            on_chunk(np.arange(first, first + result[0].size), result[0])
+            on_chunk(np.tile(np.arange(first, first + result[2].size // n_sides), n_sides), result[0])
         if bar is not None:
-            bar.update(result[0].size)
-            wins = sum(int(np.sum(r[0] == L.WIN)) for r in results.values())
+            bar.update(result[0].size // n_sides)
+            wins = sum(int(np.sum(r[0] == 1.0)) for r in results.values()) / n_sides
             bar.set_postfix(win=f"{100 * wins / bar.n:.1f}%")
 
     try:
@@ -264,46 +318,56 @@ def evaluate_setup(
                         future.cancel()
                     raise
     except KeyboardInterrupt as stop:
-        partial = _summarise(setup, difficulty, seed, workers, True, time.perf_counter() - start, results)
+        partial = _summarise(setup, options, seats, seed, workers, True, time.perf_counter() - start, results)
         raise Interrupted.of(stop, partial) from None
     finally:
         if bar is not None:
             bar.close()
-    return _summarise(setup, difficulty, seed, workers, False, time.perf_counter() - start, results)
+    return _summarise(setup, options, seats, seed, workers, False, time.perf_counter() - start, results)
 
 
-def _summarise(setup, difficulty, seed, workers, interrupted, seconds, results) -> Evaluation:
+def _summarise(setup, options, seats, seed, workers, interrupted, seconds, results) -> Evaluation:
+    game = games_registry.load(setup.game)
+    names = [name for name, _, _ in sides(setup, seats)]
     firsts = sorted(results)
-    part = lambda k, empty: np.concatenate([results[f][k] for f in firsts]) if firsts else empty  # noqa: E731
-    outcomes = part(0, np.empty(0, np.int64))
-    rounds = part(1, np.empty(0, np.int64))
-    game_seconds = part(2, np.empty(0))
-    game_ids = np.concatenate([np.arange(f, f + results[f][0].size) for f in firsts]) if firsts else np.empty(0, np.int64)
-    stage_seconds = sum((results[f][3] for f in firsts), np.zeros(N_STAGES))
-    decisions = sum((results[f][4] for f in firsts), np.zeros(N_STAGES, np.int64))
+    by_side = lambda k: [np.split(results[f][k], len(names)) for f in firsts]  # noqa: E731
+    rewards, records, game_seconds = (
+        [np.concatenate([chunk[i] for chunk in by_side(k)]) if firsts else empty for i in range(len(names))]
+        for k, empty in ((0, np.empty(0)), (1, np.empty((0, game.kernels.N_RECORD), np.int64)), (2, np.empty(0)))
+    )
+    ids = np.concatenate([np.arange(f, f + results[f][2].size // len(names)) for f in firsts]) if firsts else np.empty(0, np.int64)
+    all_rewards, all_records, all_seconds = np.concatenate(rewards), np.concatenate(records), np.concatenate(game_seconds)
+    role_seconds = sum((results[f][3] for f in firsts), np.zeros(len(setup.roles)))
+    decisions = sum((results[f][4] for f in firsts), np.zeros(len(setup.roles), np.int64))
+    seat_counts = {
+        name: {"wins": int(np.sum(r == 1.0)), "draws": int(np.sum(r == 0.5)), "losses": int(np.sum(r == 0.0)), "games": int(r.size)}
+        for name, r in zip(names, rewards) if name
+    }
     return Evaluation(
+        game=setup.game,
+        options=options,
         setup=str(setup),
         oracle=setup.is_oracle,
         config=setup.to_mapping(),
-        difficulty=difficulty,
         seed=seed,
-        games=int(outcomes.size),
-        wins=int(np.sum(outcomes == L.WIN)),
-        lost_by_threat=int(np.sum(outcomes == L.LOST_BY_THREAT)),
-        lost_by_heroes=int(np.sum(outcomes == L.LOST_BY_HEROES)),
-        rounds_histogram={int(k): int(v) for k, v in zip(*np.unique(rounds, return_counts=True))},
-        mean_seconds_per_game=float(np.mean(game_seconds)) if game_seconds.size else 0.0,
-        p95_seconds_per_game=float(np.percentile(game_seconds, 95)) if game_seconds.size else 0.0,
+        games=int(all_rewards.size),
+        wins=int(np.sum(all_rewards == 1.0)),
+        draws=int(np.sum(all_rewards == 0.5)),
+        metrics=game.summarise(all_records),
+        mean_seconds_per_game=float(np.mean(all_seconds)) if all_seconds.size else 0.0,
+        p95_seconds_per_game=float(np.percentile(all_seconds, 95)) if all_seconds.size else 0.0,
         ms_per_decision={
-            stage: (None if n == 0 or np.isnan(t) else 1000 * float(t) / int(n))
-            for stage, t, n in zip(STAGES, stage_seconds, decisions)
+            role: (None if n == 0 or np.isnan(t) else 1000 * float(t) / int(n))
+            for role, t, n in zip(setup.roles, role_seconds, decisions)
         },
-        decisions={stage: int(n) for stage, n in zip(STAGES, decisions)},
+        decisions={role: int(n) for role, n in zip(setup.roles, decisions)},
         seconds=seconds,
         workers=workers,
         interrupted=interrupted,
-        game_ids=game_ids,
-        outcomes=outcomes,
+        seats=seat_counts,
+        game_ids=np.tile(ids, len(names)),
+        rewards=all_rewards,
+        records=all_records,
     )
 
 

@@ -1,4 +1,5 @@
-"""Setups: which agent (an ``AgentSpec``) decides each of the five stages.
+"""Setups: which agent (an ``AgentSpec``) takes each role of a game: LOTR's five decision stages, or
+the seats of a two-player game (the first mover first).
 
 Short forms name the agents only, each with its default parameters:
 ``"P-Q-D"`` is planning-questing-defense with a random agent at travel and
@@ -11,6 +12,7 @@ Configuration files (what tuning exports and ``lotr eval --config`` loads) are
 TOML or JSON, chosen by suffix (``.toml`` / ``.json``)::
 
     format = 1                  # optional on read (only 1 exists); always written
+    game = "lotr"               # optional on read (default lotr); always written
     setup = "random-mcts-mcts"  # optional base short form; default: random at every stage
     travel = "expert"           # optional: a stage may be a plain agent name ...
 
@@ -36,31 +38,28 @@ import json
 import os
 import shutil
 import tomllib
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import tomli_w
 
-from agents.specs import AGENT_KINDS, PYTHON, AgentKind, AgentSpec, SpecError
+import games
+from agents.specs import PYTHON, AgentKind, AgentSpec, SpecError, agent_kinds
+from lotr_sim.game import STAGES  # LOTR's roles, for the modules that name them
 
-STAGES = ("planning", "questing", "travel", "defense", "attack")
-SHORT_STAGES = ("planning", "questing", "defense")  # the three-part short form
 FORMAT = 1
-TOP_KEYS = ("format", "setup", "defaults", "metadata", *STAGES)
+COMMON_KEYS = ("format", "game", "setup", "defaults", "metadata")
 SUFFIXES = (".toml", ".json")
 
-_VALID_AGENTS = ", ".join(AGENT_KINDS)
 
-
-def _split_agents(text: str) -> list[str]:
+def _split_agents(text: str, known_names) -> list[str]:
     """Dash-separated agent names, longest known name first; an unknown part runs to the next dash."""
     parts, i = [], 0
     while i <= len(text):
         end = text.find("-", i)
         name = text[i : end if end >= 0 else len(text)]  # unknown: up to the next dash
-        for known in sorted(AGENT_KINDS, key=len, reverse=True):
+        for known in sorted(known_names, key=len, reverse=True):
             if text.startswith(known, i) and text[i + len(known) : i + len(known) + 1] in ("-", ""):
                 name = known
                 break
@@ -71,7 +70,7 @@ def _split_agents(text: str) -> list[str]:
 
 def _has_param(kind: AgentKind, name: str) -> bool:
     names = {p.name for p in kind.params}
-    return name in names or (name == "reduction" and "reduction_questing" in names)
+    return name in names or (name == "reduction" and any(n.startswith("reduction_") for n in names))
 
 
 def _table(value: Any, where: str, expected: str = "a table") -> dict:
@@ -80,100 +79,140 @@ def _table(value: Any, where: str, expected: str = "a table") -> dict:
     return value
 
 
-@dataclass(frozen=True)
 class Setup:
-    """One AgentSpec per decision stage."""
+    """One AgentSpec per role of a game: ``Setup(planning, questing, travel, defense, attack)`` (LOTR),
+    ``Setup(first, second, game="nim")``, or by role name; ``setup.questing`` is a role's agent."""
 
-    planning: AgentSpec
-    questing: AgentSpec
-    travel: AgentSpec
-    defense: AgentSpec
-    attack: AgentSpec
+    def __init__(self, *agents: AgentSpec, game: str = games.DEFAULT_GAME, **by_role: AgentSpec):
+        roles = games.load(game).roles
+        if by_role:
+            unknown = set(by_role) - set(roles)
+            if unknown or agents:
+                raise SpecError(f"{game} roles: {', '.join(roles)}; got {', '.join(sorted(unknown)) or 'both forms'}")
+            agents = tuple(by_role[role] for role in roles)
+        if len(agents) != len(roles):
+            raise SpecError(f"a {game} setup has {len(roles)} agents ({', '.join(roles)}), got {len(agents)}")
+        for role, spec in zip(roles, agents):
+            if spec.game != game:
+                raise SpecError(f"{role}: agent {spec.agent} is a {spec.game} agent, not a {game} one")
+            if spec.kind.stages and role not in spec.kind.stages:
+                raise SpecError(f"{role}: agent {spec.agent} decides {', '.join(spec.kind.stages)} only")
+        object.__setattr__(self, "agents", tuple(agents))
+        object.__setattr__(self, "game", game)
 
-    def __post_init__(self):
-        for stage, spec in zip(STAGES, self.agents):
-            if spec.kind.stages and stage not in spec.kind.stages:
-                raise SpecError(f"{stage}: agent {spec.agent} decides {', '.join(spec.kind.stages)} only")
+    def __getattr__(self, role: str) -> AgentSpec:
+        roles = games.load(self.__dict__["game"]).roles if "game" in self.__dict__ else ()
+        if role in roles:
+            return self.__dict__["agents"][roles.index(role)]
+        raise AttributeError(role)
+
+    def __setattr__(self, name, value):
+        raise AttributeError("a Setup is immutable: with_params makes a changed copy")
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, Setup) and (self.game, self.agents) == (other.game, other.agents)
+
+    def __hash__(self) -> int:
+        return hash((self.game, self.agents))
+
+    def __repr__(self) -> str:
+        return f"Setup({', '.join(map(repr, self.agents))}, game={self.game!r})"
+
+    @property
+    def roles(self) -> tuple[str, ...]:
+        return games.load(self.game).roles
+
+    def role_of(self, state) -> str:
+        """The role that decides ``state``'s pending decision: its seat, or its decision kind."""
+        return self.roles[state.to_move] if games.load(self.game).by_seat else state.decision_kind
+
+    def swapped(self) -> Setup:
+        """A two-player setup with the seats exchanged (the second mover's agent first)."""
+        return Setup(*reversed(self.agents), game=self.game)
 
     # ---- construction -------------------------------------------------------------------------------------------
 
     @classmethod
-    def parse(cls, text: str) -> Setup:
-        """The setup of a short form with default parameters: "P-Q-D" (travel and attack random),
-        "P-Q-T-D-A", or one agent name for every stage."""
-        parts = _split_agents(text)
-        if len(parts) == 1 and parts[0] in AGENT_KINDS:
-            return cls.uniform(parts[0])
-        stages = {3: SHORT_STAGES, 5: STAGES}.get(len(parts))
+    def parse(cls, text: str, game: str = games.DEFAULT_GAME) -> Setup:
+        """The setup of a short form with default parameters: one agent name per role ("A-B" for a
+        two-player game; LOTR: "P-Q-T-D-A", or "P-Q-D" with travel and attack random), or one agent
+        name for every role."""
+        kinds = agent_kinds(game)
+        described = games.load(game)
+        roles, short = described.roles, described.short_roles
+        parts = _split_agents(text, kinds)
+        if len(parts) == 1 and parts[0] in kinds:
+            return cls.uniform(parts[0], game)
+        named = {len(roles): roles, len(short): short}.get(len(parts)) if short else {len(roles): roles}.get(len(parts))
         for i, name in enumerate(parts):
-            if name not in AGENT_KINDS:
-                at = stages[i] if stages else f"part {i + 1}"
-                raise SpecError(f"setup {text!r}: unknown agent {name!r} at {at}; valid: {_VALID_AGENTS}")
-        if stages is None:
-            forms = f"1 agent, 3 parts ({'-'.join(SHORT_STAGES)}) or 5 ({'-'.join(STAGES)})"
-            raise SpecError(f"setup {text!r}: expected {forms}, got {len(parts)}")
-        names = dict.fromkeys(STAGES, "random") | dict(zip(stages, parts))
-        return cls(**{stage: AgentSpec.make(name) for stage, name in names.items()})
+            if name not in kinds:
+                at = named[i] if named else f"part {i + 1}"
+                raise SpecError(f"setup {text!r}: unknown agent {name!r} at {at}; valid: {', '.join(kinds)}")
+        if named is None:
+            forms = " or ".join(f"{len(r)}{' parts' if i == 0 else ''} ({'-'.join(r)})"
+                                for i, r in enumerate((short, roles) if short else (roles,)))
+            raise SpecError(f"setup {text!r}: expected 1 agent, {forms}, got {len(parts)}")
+        names = dict.fromkeys(roles, described.policies[0]) | dict(zip(named, parts))
+        return cls(*[AgentSpec.make(names[role], game=game) for role in roles], game=game)
 
     @classmethod
-    def uniform(cls, agent: str) -> Setup:
-        """The same agent, with its default parameters, at every stage."""
-        spec = AgentSpec.make(agent, where="agent")
-        return cls(*[spec] * len(STAGES))
+    def uniform(cls, agent: str, game: str = games.DEFAULT_GAME) -> Setup:
+        """The same agent, with its default parameters, at every role."""
+        spec = AgentSpec.make(agent, where="agent", game=game)
+        return cls(*[spec] * len(games.load(game).roles), game=game)
 
     def with_params(self, assignments: dict[str, Any], where: str = "--set") -> Setup:
-        """A copy with parameters changed: "budget" at every stage whose agent has it, "questing.budget" at one.
+        """A copy with parameters changed: "budget" at every role whose agent has it, "questing.budget" at one.
 
-        Stage-wide keys are applied first, so a per-stage key wins over a stage-wide one."""
-        specs = dict(zip(STAGES, self.agents))
+        Role-wide keys are applied first, so a per-role key wins over a role-wide one."""
+        roles = self.roles
+        specs = dict(zip(roles, self.agents))
         for key, value in sorted(assignments.items(), key=lambda item: "." in item[0]):
-            stage, dot, name = key.rpartition(".")
-            if dot and stage not in STAGES:
-                raise SpecError(f"{where}: unknown stage {stage!r} in {key!r}; valid stages: {', '.join(STAGES)}")
-            targets = [stage] if dot else [s for s in STAGES if _has_param(specs[s].kind, name)]
+            role, dot, name = key.rpartition(".")
+            if dot and role not in roles:
+                raise SpecError(f"{where}: unknown role {role!r} in {key!r}; valid roles: {', '.join(roles)}")
+            targets = [role] if dot else [r for r in roles if _has_param(specs[r].kind, name)]
             if not targets:
                 valid = ", ".join(sorted({p.name for spec in self.agents for p in spec.kind.params})) or "none"
-                raise SpecError(f"{where}: no stage of {self.short_name} has parameter {name!r}; valid: {valid}")
+                raise SpecError(f"{where}: no role of {self.short_name} has parameter {name!r}; valid: {valid}")
             for target in targets:
                 specs[target] = specs[target].with_params(f"{where}: {target}", **{name: value})
-        return Setup(**specs)
+        return Setup(*specs.values(), game=self.game)
 
     def has_param(self, key: str) -> bool:
-        """Whether ``with_params`` can set ``key`` ("budget": some stage has it; "questing.budget": that stage)."""
-        stage, dot, name = key.rpartition(".")
-        specs = [getattr(self, stage)] if dot and stage in STAGES else self.agents
+        """Whether ``with_params`` can set ``key`` ("budget": some role has it; "questing.budget": that role)."""
+        role, dot, name = key.rpartition(".")
+        specs = [getattr(self, role)] if dot and role in self.roles else self.agents
         return any(_has_param(spec.kind, name) for spec in specs)
 
     # ---- views --------------------------------------------------------------------------------------------------
 
     @property
-    def agents(self) -> tuple[AgentSpec, ...]:
-        """The five specs in STAGES order."""
-        return tuple(getattr(self, stage) for stage in STAGES)
-
-    @property
     def has_python_agents(self) -> bool:
-        """Whether a stage is decided outside the compiled game loop (an RL network)."""
+        """Whether a role is decided outside the compiled game loop (an RL network)."""
         return any(spec.kind.code == PYTHON for spec in self.agents)
 
     @property
     def is_oracle(self) -> bool:
-        """Whether any stage sees hidden information (an upper bound, not an honest agent)."""
+        """Whether any role sees hidden information (an upper bound, not an honest agent)."""
         return any(spec.oracle for spec in self.agents)
 
     @property
     def short_name(self) -> str:
-        """Agent names only: three parts when travel and attack are random, else five."""
-        stages = SHORT_STAGES if self.travel.agent == self.attack.agent == "random" else STAGES
-        return "-".join(getattr(self, stage).agent for stage in stages)
+        """Agent names only; LOTR: three parts when travel and attack are random, else five."""
+        described = games.load(self.game)
+        short, default = described.short_roles, described.policies[0]
+        others = [spec.agent for role, spec in zip(self.roles, self.agents) if role not in short]
+        roles = short if short and all(agent == default for agent in others) else self.roles
+        return "-".join(getattr(self, role).agent for role in roles)
 
     def __str__(self) -> str:
         changed = []
-        for stage, spec in zip(STAGES, self.agents):
-            defaults = AgentSpec.make(spec.agent).as_dict()
+        for role, spec in zip(self.roles, self.agents):
+            defaults = AgentSpec.make(spec.agent, game=self.game).as_dict()
             params = [_format(k, v) for k, v in spec.params if v != defaults[k]]
             if params:
-                changed.append(f"{stage}: {' '.join(params)}")
+                changed.append(f"{role}: {' '.join(params)}")
         return f"{self.short_name} ({'; '.join(changed)})" if changed else self.short_name
 
     @property
@@ -193,12 +232,12 @@ class Setup:
             shutil.copy(weights, partial)
             os.replace(partial, moved[str(weights)])
         Setup(*[
-            spec.with_params(stage, weights=moved[spec["weights"]]) if spec.as_dict().get("weights") else spec
-            for stage, spec in zip(STAGES, self.agents)
-        ]).dump(path, metadata)
+            spec.with_params(role, weights=moved[spec["weights"]]) if spec.as_dict().get("weights") else spec
+            for role, spec in zip(self.roles, self.agents)
+        ], game=self.game).dump(path, metadata)
 
     def rows(self) -> np.ndarray:
-        """The compiled agent rows, shape (5, ROW_WIDTH), in STAGES order."""
+        """The compiled agent rows, shape (roles, ROW_WIDTH), in role order."""
         return np.stack([spec.row() for spec in self.agents])
 
     # ---- configuration files ------------------------------------------------------------------------------------
@@ -208,52 +247,60 @@ class Setup:
         """The setup a parsed configuration (see the module docstring) describes; ``source`` prefixes
         errors; relative ``weights`` paths are taken from ``folder`` (the file's)."""
         data = _table(data, source)
+        game = data.get("game", games.DEFAULT_GAME)
+        try:
+            roles = games.load(game).roles
+        except SpecError as error:
+            raise SpecError(f"{source}: game: {error}") from None
+        kinds = agent_kinds(game)
+        valid_agents = ", ".join(kinds)
+        top_keys = (*COMMON_KEYS, *roles)
         for key in data:
-            if key not in TOP_KEYS:
-                raise SpecError(f"{source}: unknown key {key!r}; valid: {', '.join(TOP_KEYS)}")
+            if key not in top_keys:
+                raise SpecError(f"{source}: unknown key {key!r}; valid: {', '.join(top_keys)}")
         version = data.get("format", FORMAT)
         if isinstance(version, bool) or version != FORMAT:
             raise SpecError(f"{source}: format = {version!r} is not supported; expected {FORMAT}")
         base = data.get("setup")
         if base is None:
-            base = cls.uniform("random")
+            base = cls.uniform(games.load(game).policies[0], game)
         elif not isinstance(base, str):
             raise SpecError(f"{source}: setup = {base!r} is invalid; expected a short form such as 'random-mcts-mcts'")
         else:
             try:
-                base = cls.parse(base)
+                base = cls.parse(base, game)
             except SpecError as error:
                 raise SpecError(f"{source}: {error}") from None
 
         defaults = {}
         for agent, params in _table(data.get("defaults", {}), f"{source}: defaults").items():
-            if agent not in AGENT_KINDS:
-                hint = f" (parameters of one stage go in [{agent}])" if agent in STAGES else ""
-                raise SpecError(f"{source}: unknown agent {agent!r} in defaults; valid: {_VALID_AGENTS}{hint}")
+            if agent not in kinds:
+                hint = f" (parameters of one role go in [{agent}])" if agent in roles else ""
+                raise SpecError(f"{source}: unknown agent {agent!r} in defaults; valid: {valid_agents}{hint}")
             where = f"{source}: defaults.{agent}"
-            defaults[agent] = AgentSpec.make(agent, where, **_table(params, where))
+            defaults[agent] = AgentSpec.make(agent, where, game, **_table(params, where))
 
-        specs = {}
-        for stage, base_spec in zip(STAGES, base.agents):
-            entry = data.get(stage, {})
+        specs = []
+        for role, base_spec in zip(roles, base.agents):
+            entry = data.get(role, {})
             plain = isinstance(entry, str)
-            table = {"agent": entry} if plain else dict(_table(entry, f"{source}: {stage}", "a table or an agent name"))
+            table = {"agent": entry} if plain else dict(_table(entry, f"{source}: {role}", "a table or an agent name"))
             agent = table.pop("agent", base_spec.agent)
-            if not isinstance(agent, str) or agent not in AGENT_KINDS:
-                key = stage if plain else f"{stage}.agent"
-                raise SpecError(f"{source}: {key} = {agent!r} is invalid; expected one of {_VALID_AGENTS}")
-            spec = defaults[agent] if agent in defaults else AgentSpec.make(agent)
-            spec = spec.with_params(f"{source}: {stage}", **table) if table else spec
+            if not isinstance(agent, str) or agent not in kinds:
+                key = role if plain else f"{role}.agent"
+                raise SpecError(f"{source}: {key} = {agent!r} is invalid; expected one of {valid_agents}")
+            spec = defaults[agent] if agent in defaults else AgentSpec.make(agent, game=game)
+            spec = spec.with_params(f"{source}: {role}", **table) if table else spec
             if folder is not None and spec.as_dict().get("weights"):
-                spec = spec.with_params(stage, weights=str(Path(folder) / spec["weights"]))
-            specs[stage] = spec
-        return cls(**specs)
+                spec = spec.with_params(role, weights=str(Path(folder) / spec["weights"]))
+            specs.append(spec)
+        return cls(*specs, game=game)
 
     def to_mapping(self, metadata: dict | None = None) -> dict:
-        """A self-contained configuration: the short name and every parameter of every stage."""
-        data: dict[str, Any] = {"format": FORMAT, "setup": self.short_name}
-        for stage, spec in zip(STAGES, self.agents):
-            data[stage] = {"agent": spec.agent, **spec.as_dict()}
+        """A self-contained configuration: the game, the short name and every parameter of every role."""
+        data: dict[str, Any] = {"format": FORMAT, "game": self.game, "setup": self.short_name}
+        for role, spec in zip(self.roles, self.agents):
+            data[role] = {"agent": spec.agent, **spec.as_dict()}
         if metadata is not None:
             data["metadata"] = metadata
         return data
@@ -284,9 +331,9 @@ class Setup:
         """Write the configuration (``to_mapping``) as TOML or JSON, by the file's suffix; atomically (a file
         beside it moved into place), so that a kill never leaves half a configuration."""
         data = self.to_mapping(metadata)
-        for stage in STAGES:  # weights relative to the file, so that the folder can move
-            if data[stage].get("weights"):
-                data[stage]["weights"] = os.path.relpath(Path(data[stage]["weights"]).resolve(), Path(path).resolve().parent)
+        for role in self.roles:  # weights relative to the file, so that the folder can move
+            if data[role].get("weights"):
+                data[role]["weights"] = os.path.relpath(Path(data[role]["weights"]).resolve(), Path(path).resolve().parent)
         if _suffix(path) == ".toml":
             text = tomli_w.dumps(data)
         else:

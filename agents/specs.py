@@ -1,97 +1,34 @@
-"""Agent specifications: which agent decides a stage, with which parameters.
+"""Agent specifications: which agent decides a role, with which parameters.
 
-An ``AgentSpec`` is a validated, immutable value (agent name + parameters with
-every default filled in). It is what setups, configuration files and tuning
-trials hold; ``row()`` packs it into the float vector the compiled game loop
-reads (column indices below). Parameter names are the same everywhere (files,
-command line, tuning), so trials compare across studies.
+An ``AgentSpec`` is a validated, immutable value (game, agent name and
+parameters with every default filled in). It is what setups, configuration
+files and tuning trials hold; ``row()`` packs it into the float vector the
+compiled game loop reads (``games.row``). The agents of a game are its
+compiled policies (``Game.policies``), flat Monte Carlo and MCTS (with the
+game's search options) and the Python agents made for it. Parameter names are
+the same everywhere (files, command line, tuning), so trials compare across
+studies.
 """
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from lotr_sim.policies import EXPERT as EXPERT_CODE
-from lotr_sim.policies import POLICY_NAMES
-from lotr_sim.policies import RANDOM as RANDOM_CODE
+import games
+from games.params import Param, SpecError
+from games.row import BUDGET, FINAL, FINAL_RULES, FLAT_MC, GAME_COLUMNS, KIND, MCTS, ORACLE, PLAYOUT, PPN, PYTHON, ROW_WIDTH, C
 
-# Agent codes of the compiled dispatcher (``agents.decide``).
-RANDOM = RANDOM_CODE
-EXPERT = EXPERT_CODE
-FLAT_MC = 2
-MCTS = 3
-PYTHON = -1  # decided in Python (RL networks), outside the compiled game loop
-
-# Columns of a compiled agent row.
-KIND, BUDGET, PPN, C, PLAYOUT, REDUCE_PLANNING, REDUCE_QUESTING, REDUCE_DEFENSE, FINAL, ORACLE = range(10)
-ROW_WIDTH = 10
-FINAL_RULES = ("visits", "mean")  # most visits | best mean
 MAX_BUDGET = 100_000
-REDUCTION_STAGES = ("planning", "questing", "defense")
-
-
-class SpecError(ValueError):
-    """A bad agent, parameter or value; the message is one line naming the field and what is valid."""
-
-
-@dataclass(frozen=True)
-class Param:
-    """One agent parameter: its type, default and valid values."""
-
-    name: str
-    type: type
-    default: Any
-    low: float | None = None
-    high: float | None = None
-    choices: tuple = ()
-    help: str = ""
-
-    def valid(self) -> str:
-        if self.type is bool:
-            return "true or false"
-        if self.choices:
-            return "one of " + ", ".join(self.choices)
-        if self.type is str:
-            return "a string"
-        kind = "an integer" if self.type is int else "a number"
-        return f"{kind} in [{self.low:g}, {self.high:g}]"
-
-    def check(self, value: Any, where: str) -> Any:
-        """The value converted to this parameter's type, or SpecError naming ``where``."""
-        problem = f"{where}.{self.name} = {value!r} is invalid; expected {self.valid()}"
-        if self.type is bool:
-            if not isinstance(value, (bool, np.bool_)):
-                raise SpecError(problem)
-            return bool(value)
-        if self.type is str:
-            if not isinstance(value, str) or (self.choices and value not in self.choices):
-                raise SpecError(problem)
-            return value
-        if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
-            raise SpecError(problem)
-        if self.type is int:
-            if not math.isfinite(value) or value != int(value):
-                raise SpecError(problem)
-            value = int(value)
-        else:
-            value = float(value)
-        if not math.isfinite(value) or not self.low <= value <= self.high:
-            raise SpecError(problem)
-        return value
-
+REDUCTION = "reduction"  # sets every search option named reduction_*
 
 _BUDGET = Param("budget", int, 200, 1, MAX_BUDGET, help="playouts per decision")
 _PPN = Param("ppn", int, 20, 1, MAX_BUDGET, help="playouts per leaf evaluation (budget // ppn iterations)")
 _C = Param("c", float, 1 / math.sqrt(2), 0.0, 100.0, help="UCB1 exploration constant: mean + c sqrt(2 ln N / n)")
-_PLAYOUT = Param("playout", str, "random", choices=POLICY_NAMES, help="policy of the playouts")
-_REDUCTIONS = tuple(
-    Param(f"reduction_{stage}", bool, True, help=f"thesis action reduction at {stage} decisions (section 4.4)")
-    for stage in REDUCTION_STAGES
-)
 RL_ALGORITHMS = ("q-macro", "ac-macro", "ac-direct")
 _RL_PARAMS = (
     Param("algo", str, "ac-direct", choices=RL_ALGORITHMS, help="learning algorithm and action kind"),
@@ -114,7 +51,8 @@ class AgentKind:
     params: tuple[Param, ...]
     oracle: bool = False
     help: str = ""
-    stages: tuple[str, ...] = ()  # the stages it can decide; empty: all
+    stages: tuple[str, ...] = ()  # the roles it can decide; empty: all
+    games: tuple[str, ...] = ()  # the games it is made for; empty: all
 
     def param(self, name: str, where: str) -> Param:
         for p in self.params:
@@ -124,33 +62,38 @@ class AgentKind:
         raise SpecError(f"{where}: {self.name} has no parameter {name!r}; its parameters: {valid}")
 
 
-AGENT_KINDS: dict[str, AgentKind] = {
-    kind.name: kind
-    for kind in (
-        AgentKind("random", RANDOM, (), help="the thesis's random agent"),
-        AgentKind("expert", EXPERT, (), help="the thesis's expert rules"),
-        AgentKind("flat-mc", FLAT_MC, (_BUDGET, _PLAYOUT, *_REDUCTIONS), help="flat Monte Carlo over the root's actions"),
-        AgentKind("mcts", MCTS, (_BUDGET, _PPN, _C, _PLAYOUT, *_REDUCTIONS, _FINAL), help="honest information-set MCTS"),
-        AgentKind(
-            "oracle-mcts",
-            MCTS,
-            (_BUDGET, _PPN, _C, _PLAYOUT, *_REDUCTIONS, _FINAL),
-            oracle=True,
-            help="MCTS on the true state, deck order known: an upper bound, not an honest agent",
-        ),
-        AgentKind(
-            "rl",
-            PYTHON,
-            _RL_PARAMS,
-            help="a small PyTorch network (thesis chapter 5)",
-            stages=("planning", "questing", "defense"),
-        ),
-    )
-}
+PYTHON_AGENTS = (
+    AgentKind("rl", PYTHON, _RL_PARAMS, help="a small PyTorch network (thesis chapter 5)",
+              stages=("planning", "questing", "defense"), games=("lotr",)),
+)
 
 
-def agent_names() -> tuple[str, ...]:
-    return tuple(AGENT_KINDS)
+def agent_kinds(game_name: str = games.DEFAULT_GAME) -> dict[str, AgentKind]:
+    """The agents of a game: its compiled policies, the searches with its options, its Python agents."""
+    return _agent_kinds(game_name)
+
+
+@functools.cache
+def _agent_kinds(game_name: str) -> dict[str, AgentKind]:
+    game = games.load(game_name)
+    playout = Param("playout", str, game.policies[0], choices=game.policies, help="policy of the playouts")
+    search = (_BUDGET, _PPN, _C, playout, *game.search_params, _FINAL)
+    kinds = [AgentKind(name, code, (), help=f"the compiled {name} policy") for code, name in enumerate(game.policies)]
+    kinds += [
+        AgentKind("flat-mc", FLAT_MC, (_BUDGET, playout, *game.search_params), help="flat Monte Carlo over the root's actions"),
+        AgentKind("mcts", MCTS, search, help="honest information-set MCTS"),
+        AgentKind("oracle-mcts", MCTS, search, oracle=True,
+                  help="MCTS on the true state, hidden information known: an upper bound, not an honest agent"),
+    ]
+    kinds += [kind for kind in PYTHON_AGENTS if game_name in kind.games]
+    return {kind.name: kind for kind in kinds}
+
+
+AGENT_KINDS = agent_kinds()  # LOTR's
+
+
+def agent_names(game_name: str = games.DEFAULT_GAME) -> tuple[str, ...]:
+    return tuple(agent_kinds(game_name))
 
 
 @dataclass(frozen=True)
@@ -159,27 +102,30 @@ class AgentSpec:
 
     agent: str
     params: tuple[tuple[str, Any], ...] = ()
+    game: str = games.DEFAULT_GAME
 
     @classmethod
-    def make(cls, agent: str, where: str = "agent", **params: Any) -> AgentSpec:
-        """Validate and complete; ``reduction=True/False`` sets the three reduction flags.
+    def make(cls, agent: str, where: str = "agent", game: str = games.DEFAULT_GAME, **params: Any) -> AgentSpec:
+        """Validate and complete; ``reduction=True/False`` sets every ``reduction_*`` flag.
 
         Raises SpecError (one line naming ``where``, the field and what is valid)."""
-        kind = AGENT_KINDS.get(agent)
+        kinds = agent_kinds(game)
+        kind = kinds.get(agent)
         if kind is None:
-            raise SpecError(f"{where}: unknown agent {agent!r}; valid: {', '.join(AGENT_KINDS)}")
-        if "reduction" in params and any(p.name == "reduction_questing" for p in kind.params):
-            flag = Param("reduction", bool, True).check(params.pop("reduction"), where)
-            for stage in REDUCTION_STAGES:
-                params.setdefault(f"reduction_{stage}", flag)
+            raise SpecError(f"{where}: unknown agent {agent!r}; valid: {', '.join(kinds)}")
+        flags = [p.name for p in kind.params if p.name.startswith(f"{REDUCTION}_")]
+        if REDUCTION in params and flags:
+            flag = Param(REDUCTION, bool, True).check(params.pop(REDUCTION), where)
+            for name in flags:
+                params.setdefault(name, flag)
         values = {p.name: p.default for p in kind.params}
         for name, value in params.items():
             values[name] = kind.param(name, where).check(value, where)
-        return cls(agent, tuple(values.items()))
+        return cls(agent, tuple(values.items()), game)
 
     @property
     def kind(self) -> AgentKind:
-        return AGENT_KINDS[self.agent]
+        return agent_kinds(self.game)[self.agent]
 
     @property
     def oracle(self) -> bool:
@@ -194,9 +140,9 @@ class AgentSpec:
     def with_params(self, where: str = "agent", **params: Any) -> AgentSpec:
         """A copy with some parameters changed (validated); ``reduction`` overrides the three current flags."""
         current = self.as_dict()
-        if "reduction" in params:
-            current = {k: v for k, v in current.items() if not k.startswith("reduction_")}
-        return AgentSpec.make(self.agent, where, **{**current, **params})
+        if REDUCTION in params:
+            current = {k: v for k, v in current.items() if not k.startswith(f"{REDUCTION}_")}
+        return AgentSpec.make(self.agent, where, self.game, **{**current, **params})
 
     def __str__(self) -> str:
         if not self.params:
@@ -204,17 +150,17 @@ class AgentSpec:
         return f"{self.agent}({', '.join(f'{k}={v:g}' if isinstance(v, float) else f'{k}={v}' for k, v in self.params)})"
 
     def row(self) -> np.ndarray:
-        """The compiled agent row (columns KIND .. ORACLE)."""
+        """The compiled agent row (``games.row``)."""
         p = self.as_dict()
+        game = games.load(self.game)
         row = np.zeros(ROW_WIDTH, np.float64)
         row[KIND] = self.kind.code
         row[BUDGET] = p.get("budget", 0)
         row[PPN] = min(p.get("ppn", 1), p.get("budget", 1))
         row[C] = p.get("c", 0.0)
-        row[PLAYOUT] = POLICY_NAMES.index(p.get("playout", "random"))
-        row[REDUCE_PLANNING] = p.get("reduction_planning", False)
-        row[REDUCE_QUESTING] = p.get("reduction_questing", False)
-        row[REDUCE_DEFENSE] = p.get("reduction_defense", False)
+        row[PLAYOUT] = game.policies.index(p.get("playout", game.policies[0]))
         row[FINAL] = FINAL_RULES.index(p.get("final", "visits"))
         row[ORACLE] = self.oracle
+        for column, param in enumerate(game.search_params, GAME_COLUMNS):
+            row[column] = p.get(param.name, False)
         return row

@@ -1,10 +1,6 @@
 """A fast, exact, seeded simulator of the simplified Lord of the Rings card game (RULES.md)."""
 
-from lotr_sim import _jit_cache
-
-_jit_cache.configure()
-
-
+import games  # noqa: F401  (configures the compiled code's cache before any compiled function is defined)
 from lotr_sim.actions import Action, Attack, Defend, Plan, Quest, Stage, Travel
 from lotr_sim.cards import CARDS, card_label
 from lotr_sim.errors import IllegalActionError, TooManyActionsError

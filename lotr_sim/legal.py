@@ -12,8 +12,8 @@ import numpy as np
 
 from lotr_sim import layout as L
 from lotr_sim.cards import COST, N_CARDS
-from lotr_sim.jit import allocating, kernel
-from lotr_sim.rng import below
+from games.jit import allocating, kernel
+from games.rng import below
 from lotr_sim.rules import LOCATION_BITS, apply_decision, copy_state, heroes, lowest, ready, total_resources
 
 MAX_OPTIONS = 24

@@ -1,11 +1,9 @@
 """Games played to their end by the compiled policies: the playouts of searches and ``GameState.play_out``."""
 
 from lotr_sim import layout as L
-from lotr_sim.jit import kernel
+from games.jit import kernel
 from lotr_sim.policies import policy_action
 from lotr_sim.rules import apply_action
-
-AGENT_STREAM = 1  # the agents' random stream of a game: derive_seed(deal seed, AGENT_STREAM)
 
 
 @kernel

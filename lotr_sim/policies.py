@@ -21,8 +21,8 @@ from lotr_sim.cards import (
     WANDERING_TOOK_IDS,
     WILLPOWER,
 )
-from lotr_sim.jit import inline_kernel, kernel
-from lotr_sim.rng import below
+from games.jit import inline_kernel, kernel
+from games.rng import below
 from lotr_sim.rules import (
     GANDALF_BITS,
     LOCATION_BITS,

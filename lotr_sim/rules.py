@@ -37,8 +37,8 @@ from lotr_sim.cards import (
     THREAT,
     WILLPOWER,
 )
-from lotr_sim.jit import allocating, inline_kernel, kernel
-from lotr_sim.rng import below, mix64
+from games.jit import allocating, inline_kernel, kernel
+from games.rng import below, mix64
 
 HERO_BITS = (1 << ALLY_FIRST) - 1
 CHARACTER_BITS = (1 << ENEMY_FIRST) - 1

@@ -91,6 +91,24 @@ class GameState:
         return self._s[L.PHASE] == L.GAME_OVER
 
     @property
+    def to_move(self) -> int | None:
+        """The player to move (LOTR has one: 0), or None when the game is over."""
+        return None if self.is_over else 0
+
+    @property
+    def decision_kind(self) -> str | None:
+        """The pending decision's stage name (the game interface's decision kind)."""
+        return None if self.is_over else self.stage.label
+
+    def returns(self) -> list[float]:
+        """One value per player: 1 for a won game, else 0 (0 while it runs)."""
+        return [1.0 if self._s[L.OUTCOME] == L.WIN else 0.0]
+
+    def action_from_vector(self, act: np.ndarray) -> Action:
+        """The action a compiled agent's action vector stands for."""
+        return decode(self.stage, act)
+
+    @property
     def outcome(self) -> Outcome:
         return Outcome(int(self._s[L.OUTCOME]))
 
@@ -106,7 +124,7 @@ class GameState:
     def difficulty(self) -> str:
         return L.DIFFICULTIES[int(self._s[L.DIFFICULTY])]
 
-    def observation(self) -> Observation:
+    def observation(self, player: int = 0) -> Observation:
         """The visible part of the state; never the order of a deck."""
         return observe(self._s)
 
@@ -191,9 +209,11 @@ class GameState:
         copy._events = None if self._events is None else list(self._events)
         return copy
 
-    def determinize(self, rng: RandomSource) -> GameState:
-        """A copy whose hidden deck orders are re-drawn uniformly among those
-        consistent with the observation."""
+    def determinize(self, player: int | RandomSource = 0, rng: RandomSource | None = None) -> GameState:
+        """A copy whose hidden deck orders are re-drawn uniformly among those consistent with the
+        observation: ``determinize(player, rng)`` as every game, or ``determinize(rng)``."""
+        if rng is None:
+            player, rng = 0, player
         copy = self.clone()
         determinize(copy._s, _stream(rng))
         return copy

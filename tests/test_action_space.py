@@ -3,7 +3,7 @@
 import numpy as np
 from conftest import make_state
 
-from agents.action_space import (
+from lotr_sim.candidates import (
     ENUMERATION_LIMIT,
     action_key,
     is_candidate,

@@ -7,10 +7,11 @@ import pytest
 from conftest import run_cli
 
 from agents.agent import Agent
-from agents.decide import decide
+from agents.search import compiled
+from lotr_sim import kernels
 from agents.evaluation import evaluate_setup
 from agents.interruption import Interrupted
-from agents.play import play_traced_game, stage_agents
+from agents.play import play_traced_game, role_agents
 from agents.setup import Setup
 from agents.specs import AgentSpec
 from lotr_sim import GameState
@@ -61,7 +62,7 @@ def test_a_decision_leaves_the_real_game_untouched(decision_states, name):
         S = game.core_state()
         original = S.copy()
         act = np.empty(N_CARDS, np.int64)
-        decide(S, SMALL[name].row(), np.array([i], np.uint64), act, np.empty_like(S))  # as the game loop calls it
+        compiled(kernels).decide(S, SMALL[name].row(), np.array([i], np.uint64), act, np.empty_like(S))  # as the game loop calls it
         assert np.array_equal(S, original)
         action = Agent(SMALL[name], seed=i).act(game)
         assert game == before
@@ -85,12 +86,12 @@ def test_python_play_is_the_harness_game(short):
     """``lotr play`` (Python interface, checked actions) plays the harness's game for that deal."""
     setup = Setup.parse(short).with_params({"budget": 40, "ppn": 8} if "mcts" in short else {})
     result = evaluate_setup(setup, "medium", games=6, seed=3)
-    from lotr_sim.rng import derive_seed
+    from games.rng import derive_seed
 
     for i in range(6):
-        game = play_traced_game(setup, "medium", int(derive_seed(np.uint64(3), np.uint64(i))))
-        assert int(game.outcome) == result.outcomes[i]
-    assert set(stage_agents(setup, 0)) == {"planning", "questing", "travel", "defense", "attack"}
+        game = play_traced_game(setup, int(derive_seed(np.uint64(3), np.uint64(i))), difficulty="medium")
+        assert int(game.outcome) == result.records[i, 0]
+    assert set(role_agents(setup, 0)) == {"planning", "questing", "travel", "defense", "attack"}
 
 
 # -- search sanity ---------------------------------------------------------------------------
@@ -109,7 +110,7 @@ def test_mcts_with_budget_one_plays_its_expert_playout_policy():
     random = AgentSpec.make("random")
     with_mcts = evaluate_setup(Setup(random, mcts, random, mcts, random), "hard", games=2000, seed=4)
     with_expert = evaluate_setup(Setup(random, expert, random, expert, random), "hard", games=2000, seed=4)
-    assert np.array_equal(with_mcts.outcomes, with_expert.outcomes)
+    assert np.array_equal(with_mcts.records, with_expert.records)
 
 
 def test_mcts_with_budget_one_plays_like_its_random_playout_policy():
@@ -124,8 +125,8 @@ def test_evaluation_is_identical_with_one_and_two_workers():
     setup = Setup.parse("random-mcts-mcts").with_params({"budget": 40, "ppn": 10})
     one = evaluate_setup(setup, "hard", games=120, seed=2, workers=1)
     two = evaluate_setup(setup, "hard", games=120, seed=2, workers=2)
-    assert np.array_equal(one.game_ids, two.game_ids) and np.array_equal(one.outcomes, two.outcomes)
-    assert one.rounds_histogram == two.rounds_histogram
+    assert np.array_equal(one.game_ids, two.game_ids) and np.array_equal(one.records, two.records)
+    assert one.metrics == two.metrics
 
 
 # -- reports and errors ----------------------------------------------------------------------

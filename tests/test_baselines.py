@@ -18,9 +18,11 @@ SEED = 0
 RANDOM_EVERYWHERE = Setup.uniform("random")
 
 
-def play_games(difficulty: int, setup: Setup, seed: int, first: int, count: int, quest_stages: int = 1):
-    outcomes, rounds, *_ = play_chunk(setup, difficulty, quest_stages, seed, first, count)
-    return outcomes, rounds
+def play_games(difficulty: int, setup: Setup, seed: int, first: int, count: int, full_scenario: bool = False):
+    """Per game: LOTR's outcome code and final round."""
+    options = {"difficulty": L.DIFFICULTIES[difficulty], "full_scenario": full_scenario}
+    _, records, *_ = play_chunk(setup, options, "first", seed, first, count)
+    return records[:, 0], records[:, 1]
 
 
 def random_agent_games(difficulty: int, games: int = GAMES, seed: int = SEED):
@@ -62,10 +64,10 @@ def test_evaluation_function_agrees_with_the_game_loop():
     result = evaluate_setup("random-random-random-random-random", "medium", 5000, seed=3)
     outcomes, _ = random_agent_games(L.MEDIUM, games=5000, seed=3)
     assert result.games == 5000
-    assert np.array_equal(result.outcomes, outcomes)
+    assert np.array_equal(result.records[:, 0], outcomes)
     assert result.wins == int(np.sum(outcomes == L.WIN))
-    assert result.lost_by_threat == int(np.sum(outcomes == L.LOST_BY_THREAT))
-    assert result.lost_by_heroes == int(np.sum(outcomes == L.LOST_BY_HEROES))
+    assert result.metrics["lost_by_threat"] == int(np.sum(outcomes == L.LOST_BY_THREAT))
+    assert result.metrics["lost_by_heroes"] == int(np.sum(outcomes == L.LOST_BY_HEROES))
 
 
 @pytest.mark.parametrize(
@@ -83,5 +85,5 @@ def test_compiled_policies_play_whole_games_legally(setup):
 
 def test_full_scenario_is_harder_than_one_stage():
     one, _ = play_games(L.MEDIUM, RANDOM_EVERYWHERE, 2, 0, 20_000)
-    three, _ = play_games(L.MEDIUM, RANDOM_EVERYWHERE, 2, 0, 20_000, quest_stages=3)
+    three, _ = play_games(L.MEDIUM, RANDOM_EVERYWHERE, 2, 0, 20_000, full_scenario=True)
     assert np.mean(three == L.WIN) < np.mean(one == L.WIN) - 0.05

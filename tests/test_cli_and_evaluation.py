@@ -7,7 +7,7 @@ import pytest
 from conftest import run_cli
 
 from agents.evaluation import evaluate_setup
-from lotr_sim.stats import normal_half_width, wilson_interval
+from games.stats import normal_half_width, wilson_interval
 
 
 @pytest.mark.parametrize(
@@ -65,16 +65,16 @@ def test_results_do_not_depend_on_the_number_of_workers():
     one = evaluate_setup("random", "hard", 30_000, seed=11, workers=1)
     two = evaluate_setup("random", "hard", 30_000, seed=11, workers=2)
     assert np.array_equal(one.game_ids, np.arange(30_000)) and np.array_equal(two.game_ids, np.arange(30_000))
-    assert np.array_equal(one.outcomes, two.outcomes)
-    assert (one.wins, one.lost_by_threat, one.rounds_histogram) == (two.wins, two.lost_by_threat, two.rounds_histogram)
+    assert np.array_equal(one.records, two.records)
+    assert (one.wins, one.metrics) == (two.wins, two.metrics)
 
 
 def test_same_seed_same_deals_different_seed_different_games():
     a = evaluate_setup("random-random-random", "medium", 3000, seed=1)
     b = evaluate_setup("random-random-random", "medium", 3000, seed=1)
     c = evaluate_setup("random-random-random", "medium", 3000, seed=2)
-    assert np.array_equal(a.outcomes, b.outcomes) and a.rounds_histogram == b.rounds_histogram
-    assert not np.array_equal(a.outcomes, c.outcomes)
+    assert np.array_equal(a.records, b.records) and a.metrics == b.metrics
+    assert not np.array_equal(a.records, c.records)
 
 
 def test_per_stage_agents_are_used_per_stage():

@@ -326,24 +326,25 @@ def test_legal_actions_sequence_interface():
 def test_numba_cache_folder_is_keyed_by_every_source_file(tmp_path):
     """A stale on-disk cache once ran old constants in policies.py (every compiled game
     failed with 'a compiled policy chose an illegal action'). The cache folder must be
-    named by a digest of all the sources compiled into it: the simulator's for its own
-    functions, the simulator's and the agents' for the agents (which inline the rules)."""
+    named by a digest of all the sources compiled into it: the game interface's, the
+    agents' and every game package's, for the games' kernels and for the search
+    compiled per game (which inlines the rules)."""
     import shutil
-    from pathlib import Path
 
-    import agents.mcts
     import lotr_sim.rules
+    from agents.search import compiled
+    from games import _jit_cache as cache
+    from lotr_sim import kernels
 
-    cache = pytest.importorskip("lotr_sim._jit_cache")
-    agents_dir = Path(agents.mcts.__file__).parent
-    assert f"numba-{cache._sources_digest((cache._PACKAGE,))}" in lotr_sim.rules.advance._cache._cache_path
-    assert f"numba-{cache._sources_digest((cache._PACKAGE, agents_dir))}" in agents.mcts.mcts_decide._cache._cache_path
+    folder = f"numba-{cache._sources_digest(cache.compiled_packages())}"
+    assert folder in lotr_sim.rules.advance._cache._cache_path
+    assert folder in compiled(kernels).mcts_decide._cache._cache_path
     copies = []
-    for package in (cache._PACKAGE, agents_dir):
+    for package in cache.compiled_packages():
         copies.append(tmp_path / package.name)
         shutil.copytree(package, copies[-1], ignore=shutil.ignore_patterns("__pycache__"))
     digest = cache._sources_digest(tuple(copies))
-    for edited in (copies[0] / "layout.py", copies[1] / "action_space.py"):
+    for edited in (tmp_path / "lotr_sim" / "layout.py", tmp_path / "agents" / "search.py", tmp_path / "games" / "rng.py"):
         edited.write_text(edited.read_text() + "\n# edited\n")
         assert cache._sources_digest(tuple(copies)) != digest
         digest = cache._sources_digest(tuple(copies))

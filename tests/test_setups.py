@@ -6,6 +6,8 @@ import json
 import math
 
 import numpy as np
+
+import games
 import pytest
 
 from agents import specs
@@ -58,7 +60,7 @@ def test_dashed_agent_names_are_taken_whole():
 
 
 def test_the_longest_known_name_wins(monkeypatch):
-    monkeypatch.setitem(specs.AGENT_KINDS, "flat", specs.AgentKind("flat", specs.RANDOM, ()))
+    monkeypatch.setitem(specs.AGENT_KINDS, "flat", specs.AgentKind("flat", 0, ()))
     assert agent_names(Setup.parse("flat-mc-flat-mcts"))[:2] == ("flat-mc", "flat")
     assert agent_names(Setup.parse("flat-flat-mc-mcts"))[:2] == ("flat", "flat-mc")
 
@@ -133,9 +135,9 @@ def test_reduction_sets_all_three_flags_and_a_specific_flag_wins():
 def test_with_params_errors():
     setup = Setup.parse("random-mcts-mcts")
     message = one_line_error(setup.with_params, {"foo": 1})
-    assert message.startswith("--set: no stage of random-mcts-mcts has parameter 'foo'; valid: budget")
+    assert message.startswith("--set: no role of random-mcts-mcts has parameter 'foo'; valid: budget")
     assert "'budget'" in one_line_error(Setup.uniform("random").with_params, {"budget": 3})
-    assert "valid stages: planning, questing, travel, defense, attack" in one_line_error(
+    assert "valid roles: planning, questing, travel, defense, attack" in one_line_error(
         setup.with_params, {"hand.budget": 3}
     )
     assert "random has no parameter 'budget'; its parameters: none" in one_line_error(
@@ -185,7 +187,8 @@ def test_rows():
     )
     rows = setup.rows()
     assert rows.shape == (5, specs.ROW_WIDTH) and rows.dtype == np.float64
-    assert list(rows[:, specs.KIND]) == [specs.EXPERT, specs.MCTS, specs.RANDOM, specs.FLAT_MC, specs.MCTS]
+    policy = games.load("lotr").policies.index
+    assert list(rows[:, specs.KIND]) == [policy("expert"), specs.MCTS, policy("random"), specs.FLAT_MC, specs.MCTS]
     assert list(rows[:, specs.BUDGET]) == [0, 40, 0, 200, 200]
     assert rows[1, specs.PPN] == 40  # ppn clamped to the budget
     assert rows[4, specs.PPN] == 20
@@ -286,7 +289,7 @@ def test_written_files_are_self_contained(tmp_path):
     ("data", "expected"),
     [
         ([1, 2], "cfg: expected a table, got list"),
-        ({"seed": 1}, "cfg: unknown key 'seed'; valid: format, setup, defaults, metadata, planning, questing,"),
+        ({"seed": 1}, "cfg: unknown key 'seed'; valid: format, game, setup, defaults, metadata, planning, questing,"),
         ({"format": 2}, "cfg: format = 2 is not supported; expected 1"),
         ({"format": True}, "cfg: format = True is not supported"),
         ({"setup": 3}, "cfg: setup = 3 is invalid"),
@@ -344,5 +347,7 @@ def test_file_errors(tmp_path):
     assert one_line_error(Setup.load, listed) == f"{listed}: expected a table, got list"
 
 
-def test_every_stage_is_a_field():
-    assert tuple(Setup.__dataclass_fields__) == STAGES
+def test_every_stage_is_a_role():
+    setup = Setup.parse("expert-mcts-random-flat-mc-oracle-mcts")
+    assert setup.roles == STAGES
+    assert [getattr(setup, stage).agent for stage in STAGES] == ["expert", "mcts", "random", "flat-mc", "oracle-mcts"]

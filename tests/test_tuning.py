@@ -112,7 +112,7 @@ def test_a_two_trial_study_end_to_end_on_the_default_stores(in_tmp):
     assert model.metadata.get_input_schema().input_names() == ["state"]
     games = [GameState("hard", seed=s) for s in range(3)]
     actions = model.predict(pd.DataFrame({"state": [g.to_json() for g in games]}))
-    assert [a["stage"] for a in actions] == [g.stage.label for g in games]
+    assert [a["role"] for a in actions] == [g.stage.label for g in games]
     for frame, message in ((pd.DataFrame({"State": ["{}"]}), "input has no column 'state'; give a frame"),
                            (pd.DataFrame({"state": ["not json"]}), "state JSON: not valid JSON")):
         with pytest.raises(ValueError, match=message) as error:
@@ -220,7 +220,7 @@ def test_distributed_workers_on_postgresql_meet_the_budget_exactly(in_tmp, fresh
         (lambda d: d.update(space={}), "space is empty"),
         (lambda d: d["space"].update(budget={"int": [100, 20]}), "space.budget.int = [100, 20] is invalid"),
         (lambda d: d["space"].update(budget={"choice": []}), "space.budget.choice = [] is invalid"),
-        (lambda d: d["space"].update(depth={"int": [1, 3]}), "no stage of random-mcts-mcts has parameter 'depth'"),
+        (lambda d: d["space"].update(depth={"int": [1, 3]}), "no role of random-mcts-mcts has parameter 'depth'"),
         (lambda d: d["space"].update(budget={"int": [0, 3]}), "budget = 0 is invalid"),
         (lambda d: d["space"].update(ppn={"int": [1, 3]}), "ppn is both in [fixed] and in [space]; keep one of them"),
         (lambda d: d.update(test={"seed": 0}), "objective.seed and test.seed are both 0; the search, validation and"),

@@ -1,11 +1,12 @@
 """The exported best agent as an MLflow pyfunc model, registered under the study's name.
 
 ``mlflow.pyfunc.load_model("models:/<study>@best").predict(frame)`` takes a
-frame with a ``state`` column of game states (``GameState.to_json()``; honest
+frame with a ``state`` column of the game's states (``to_json()``; honest
 agents read only its visible part) and returns, per row, the action of the
-agent that the setup assigns to the pending decision stage, as a dict with
-its ``stage`` and fields (``Plan(buy=...)`` gives ``{"stage": "planning",
-"buy": [...]}``).
+agent that the setup assigns to the pending decision, as a dict with its
+``role`` and fields (LOTR's ``Plan(buy=...)`` gives ``{"role": "planning",
+"buy": [...]}``; an action that is a plain value gives ``{"role": ...,
+"action": value}``).
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from mlflow.types.schema import Object, Property
 
 
 class AgentModel(mlflow.pyfunc.PythonModel):
-    _skip_type_hint_validation = True  # input: a frame of JSON states, validated by GameState.from_json
+    _skip_type_hint_validation = True  # input: a frame of JSON states, validated by the game's from_json
 
     def load_context(self, context) -> None:
         from agents.setup import Setup
@@ -32,20 +33,21 @@ class AgentModel(mlflow.pyfunc.PythonModel):
         self.setup = Setup.load(context.artifacts["config"])
 
     def predict(self, context, model_input, params=None) -> list[dict]:
+        import games
         from agents.agent import Agent
-        from agents.setup import STAGES
-        from lotr_sim import GameState
 
         if "state" not in getattr(model_input, "columns", ()):
-            raise ValueError("input has no column 'state'; give a frame with a column state of GameState.to_json() "
-                             "strings")
+            raise ValueError("input has no column 'state'; give a frame with a column state of the game states' "
+                             "to_json() strings")
         seed = int((params or {}).get("seed", 0))
+        game = games.load(self.setup.game)
         actions = []
         for text in model_input["state"]:
-            game = GameState.from_json(text)
-            stage = game.stage.label
-            action = Agent(self.setup.agents[STAGES.index(stage)], seed).act(game)
-            actions.append({"stage": stage, **{k: _plain(v) for k, v in dataclasses.asdict(action).items()}})
+            state = game.state_from_json(text)
+            role = self.setup.role_of(state)
+            action = Agent(getattr(self.setup, role), seed).act(state)
+            fields = dataclasses.asdict(action) if dataclasses.is_dataclass(action) else {"action": action}
+            actions.append({"role": role, **{k: _plain(v) for k, v in fields.items()}})
         return actions
 
 
@@ -55,7 +57,7 @@ def _plain(value):
 
 SIGNATURE = ModelSignature(
     inputs=Schema([ColSpec("string", "state", required=False)]),  # checked by predict, in one line
-    outputs=Schema([ColSpec(Object([Property("stage", "string")]), "action")]),
+    outputs=Schema([ColSpec(Object([Property("role", "string")]), "action")]),
     params=ParamSchema([ParamSpec("seed", "long", 0)]),
 )
 
@@ -68,11 +70,15 @@ def register_agent(tracking_uri: str, run_id: str, name: str, config: Path, desc
     logging.getLogger("mlflow").setLevel(logging.ERROR)  # nor its notice on pickling the model
     import pandas as pd
 
+    import games
     from agents.setup import Setup
-    from lotr_sim import GameState
 
-    artifacts = {"config": str(config)} | {w.name: str(w) for w in Setup.load(config).weights_files}
-    example = pd.DataFrame({"state": [GameState(Setup.read_mapping(config)["metadata"]["difficulty"]).to_json()]})
+    setup = Setup.load(config)
+    game = games.load(setup.game)
+    metadata = Setup.read_mapping(config).get("metadata", {})
+    options = metadata.get("options") or {k: metadata[k] for k in ("difficulty",) if k in metadata}
+    artifacts = {"config": str(config)} | {w.name: str(w) for w in setup.weights_files}
+    example = pd.DataFrame({"state": [game.new_game(0, **options).to_json()]})
     with _tracking_uri(tracking_uri), mlflow.start_run(run_id=run_id):
         info = mlflow.pyfunc.log_model(
             name="agent", python_model=AgentModel(), artifacts=artifacts, registered_model_name=name,

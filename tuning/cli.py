@@ -8,8 +8,11 @@ import os
 import sys
 from pathlib import Path
 
+import games
+from agents.evaluation import SEATS
 from agents.interruption import Interrupted, stop_signals
 from agents.specs import RL_ALGORITHMS, SpecError, agent_names
+from games import DEFAULT_GAME
 from lotr_sim.layout import DIFFICULTIES
 
 
@@ -51,11 +54,13 @@ def _seed(value: str) -> int:
 
 
 def _add_setup_arguments(command: argparse.ArgumentParser) -> None:
+    command.add_argument("--game", help=f"the game (default {DEFAULT_GAME}; a --config names its own)")
     command.add_argument(
         "--setup",
-        help="agents per stage: planning-questing-defense (travel, attack random) or all five, e.g. random-mcts-mcts",
+        help="agents per role: LOTR planning-questing-defense (travel, attack random) or all five, e.g. "
+        "random-mcts-mcts; a two-player game: the evaluated agent then its opponent, e.g. mcts-random",
     )
-    command.add_argument("--policy", type=_choice("policy", agent_names()), help="the same agent on every stage")
+    command.add_argument("--policy", help="the same agent in every role, e.g. " + ", ".join(agent_names()))
     command.add_argument("--config", help="an agent configuration file (TOML or JSON), e.g. an exported best.toml")
     command.add_argument(
         "--set",
@@ -64,8 +69,10 @@ def _add_setup_arguments(command: argparse.ArgumentParser) -> None:
         metavar="[STAGE.]PARAM=VALUE",
         help="change a parameter, e.g. budget=40 or questing.c=1.2 (repeatable)",
     )
-    command.add_argument("--difficulty", type=_choice("difficulty", DIFFICULTIES), default="hard")
-    command.add_argument("--full-scenario", action="store_true", help="play all three quest stages")
+    command.add_argument("--difficulty", type=_choice("difficulty", DIFFICULTIES), help="LOTR: the encounter deck (default hard)")
+    command.add_argument("--full-scenario", action="store_true", help="LOTR: play all three quest stages")
+    command.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
+                         help="a game option, e.g. difficulty=easy (repeatable)")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -84,6 +91,8 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--seed", type=_seed, default=0, help="game i is dealt from (seed, i)")
     evaluate.add_argument("--workers", type=_positive, default=1)
     evaluate.add_argument("--json", action="store_true", help="print the result as JSON")
+    evaluate.add_argument("--seat", choices=SEATS, default="both",
+                          help="two-player games: the evaluated agent's seat (both: every deal in each seat)")
 
     train = commands.add_parser("train", help="train the rl stages of a setup")
     _add_setup_arguments(train)
@@ -137,28 +146,51 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _setup(parser: argparse.ArgumentParser, args):
     """The setup named by --policy, --setup and/or --config, with --set applied; one-line errors."""
-    from agents.setup import STAGES, Setup, parse_assignment
+    from agents.setup import Setup, parse_assignment
 
     if args.policy and (args.setup or args.config):
         parser.error("give --policy alone, or --setup and/or --config")
     try:
+        game = games.load(args.game or DEFAULT_GAME)
         if args.config:
             data = Setup.read_mapping(args.config)
             if args.setup:
                 data["setup"] = args.setup
+            if args.game and data.get("game", DEFAULT_GAME) != args.game:
+                raise SpecError(f"{args.config}: game = {data.get('game', DEFAULT_GAME)!r}, not --game {args.game!r}")
             setup = Setup.from_mapping(data, source=args.config, folder=Path(args.config).parent)
         elif args.setup:
-            setup = Setup.parse(args.setup)
+            setup = Setup.parse(args.setup, game.name)
+        elif args.policy and args.policy not in agent_names(game.name):
+            raise SpecError(f"--policy: unknown policy {args.policy!r}; valid: {', '.join(agent_names(game.name))}")
         else:
-            setup = Setup.uniform(args.policy or "random")
+            setup = Setup.uniform(args.policy or game.policies[0], game.name)
         setup = setup.with_params(dict(parse_assignment(text) for text in args.set))
     except SpecError as error:
         parser.error(str(error))
-    for stage, spec in zip(STAGES, setup.agents):
+    for role, spec in zip(setup.roles, setup.agents):
         weights = spec.as_dict().get("weights")
         if weights and not Path(weights).is_file():
-            parser.error(f"{stage}.weights = {weights!r}: no such file")
+            parser.error(f"{role}.weights = {weights!r}: no such file")
     return setup
+
+
+def _options(parser: argparse.ArgumentParser, args, setup) -> dict:
+    """The game options of --option, --difficulty and --full-scenario, checked against the setup's game."""
+    from agents.setup import parse_assignment
+
+    options = {}
+    try:
+        for text in args.option:
+            name, value = parse_assignment(text)
+            options[name] = value
+        if args.difficulty is not None:
+            options["difficulty"] = args.difficulty
+        if args.full_scenario:
+            options["full_scenario"] = True
+        return games.load(setup.game).check_options(options, "--option")
+    except SpecError as error:
+        parser.error(str(error))
 
 
 def _train(parser, args) -> int:
@@ -171,7 +203,7 @@ def _train(parser, args) -> int:
     try:
         result = train(
             setup,
-            args.difficulty,
+            args.difficulty or "hard",
             args.episodes,
             seed=args.seed,
             envs=args.envs,
@@ -254,8 +286,9 @@ def _report(parser, args) -> int:
 def _play(parser, args) -> int:
     from agents.play import play_traced_game
 
+    setup = _setup(parser, args)
     try:
-        game = play_traced_game(_setup(parser, args), args.difficulty, args.seed, full_scenario=args.full_scenario)
+        game = play_traced_game(setup, args.seed, **_options(parser, args, setup))
     except SpecError as error:
         parser.error(str(error))
     print(game.trace_text())
@@ -267,14 +300,15 @@ def _eval(parser, args) -> int:
     from agents.evaluation import evaluate_setup
 
     code = 0
+    setup = _setup(parser, args)
     try:
         result = evaluate_setup(
-            _setup(parser, args),
-            args.difficulty,
-            args.games,
+            setup,
+            games=args.games,
             seed=args.seed,
             workers=args.workers,
-            full_scenario=args.full_scenario,
+            options=_options(parser, args, setup),
+            seats=args.seat,
             progress=sys.stderr.isatty() or not args.json,
         )
     except SpecError as error:  # e.g. weights that cannot be loaded

@@ -21,7 +21,6 @@ import optuna
 from agents.evaluation import Evaluation, evaluate_setup
 from agents.interruption import deferred
 from agents.setup import Setup
-from lotr_sim.layout import WIN
 from tuning.strategies import OUTCOMES, pack_outcomes
 from tuning.study_file import StudySpec
 
@@ -53,8 +52,8 @@ def run_trial(trial: optuna.Trial, spec: StudySpec, folder: Path) -> tuple[Setup
         training = {"training_seconds": result.seconds, "best_training_win_rate": result.best_average}
     played = []
 
-    def report(game_ids: np.ndarray, outcomes: np.ndarray) -> None:
-        played.append(outcomes == WIN)
+    def report(game_ids: np.ndarray, rewards: np.ndarray) -> None:
+        played.append(rewards == 1.0)
         if len(spec.metrics) > 1:
             return
         wins = np.concatenate(played)
@@ -64,9 +63,8 @@ def run_trial(trial: optuna.Trial, spec: StudySpec, folder: Path) -> tuple[Setup
         if trial.should_prune():
             raise optuna.TrialPruned()
 
-    evaluation = evaluate_setup(
-        setup, difficulty, spec.games, seed=spec.seed, on_chunk=report, max_chunk=max(1, spec.games // REPORTS)
-    )
+    evaluation = evaluate_setup(setup, games=spec.games, seed=spec.seed, options=spec.trial_options(params),
+                                on_chunk=report, max_chunk=max(1, spec.games // REPORTS))
     return setup, evaluation, training
 
 

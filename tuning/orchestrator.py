@@ -41,11 +41,12 @@ import numpy as np
 import optuna
 from optuna.trial import TrialState
 
+import games
 from agents.evaluation import evaluate_setup
 from agents.interruption import Interrupted, deferred, die_with_parent, raise_held, stop_processes, stop_signals
 from agents.specs import SpecError
-from lotr_sim.rng import derive_seed
-from lotr_sim.stats import wilson_interval
+from games.rng import derive_seed
+from games.stats import wilson_interval
 from tuning.objective import objective_values, run_trial
 from tuning.selection import describe_choice, export, finish, is_finished
 from tuning.storage import (
@@ -321,7 +322,8 @@ def _run_one(study: optuna.Study, trial: optuna.Trial, context: TrialContext, tr
         setup.dump(folder / "agent.toml")
         attrs = {"config": setup.to_mapping(), "wilson_95": list(evaluation.wilson_95),
                  "seconds_per_game": evaluation.mean_seconds_per_game, "folder": str(folder.resolve()),
-                 "difficulty": spec.trial_difficulty(trial.params), "games": evaluation.games, **training}
+                 "difficulty": spec.trial_difficulty(trial.params), "options": spec.trial_options(trial.params),
+                 "games": evaluation.games, **training}
         if _tell(study, trial, TrialState.COMPLETE, objective_values(spec, evaluation), **attrs):
             _log_trial(tracker, run, trial, study, evaluation, training, "complete", folder)
         else:
@@ -360,6 +362,16 @@ def _discarded(tracker: Tracker, run: str | None, trial: optuna.Trial) -> None:
         tracker.end(run, "FAILED")
 
 
+def game_metrics(evaluation) -> dict[str, float]:
+    """The metrics the evaluation's game names (LOTR's loss causes), its draws and each seat's win rate."""
+    named = games.load(evaluation.game).metric_names
+    metrics = {name: float(evaluation.metrics[name]) for name in named}
+    if evaluation.seats:
+        metrics["draws"] = float(evaluation.draws)
+        metrics.update({f"win_rate.{seat}": c["wins"] / max(1, c["games"]) for seat, c in evaluation.seats.items()})
+    return metrics
+
+
 def _log_trial(tracker, run, trial, study, evaluation, training, state, folder=None) -> None:
     """The child run of a told trial: parameters, metrics, the running win rate, artifacts. A pruned trial
     ends FINISHED (a normal outcome), tagged ``state = pruned``."""
@@ -370,6 +382,7 @@ def _log_trial(tracker, run, trial, study, evaluation, training, state, folder=N
         metrics.update(win_rate=evaluation.win_rate, win_rate_low=low, win_rate_high=high,
                        seconds_per_game=evaluation.mean_seconds_per_game, games_played=evaluation.games)
         metrics.update({f"ms_per_decision.{s}": v for s, v in evaluation.ms_per_decision.items() if v is not None})
+        metrics.update(game_metrics(evaluation))
     tags = {"state": state} | {key: str(trial.params[key]) for key in CONTEXT if key in trial.params}
     series = {"intermediate_win_rate": sorted(frozen.intermediate_values.items())}
     tracker.log(run, params=trial.params, metrics=metrics, tags=tags, series=series)
@@ -547,7 +560,7 @@ def _compile(spec: StudySpec) -> None:
     print(f"[{spec.name}] loading the agents' compiled code (compiling on the first run only, about a minute)...",
           file=sys.stderr, flush=True)
     for setup in spec.setups:
-        evaluate_setup(setup, spec.difficulty, 1, seed=spec.seed)
+        evaluate_setup(setup, games=1, seed=spec.seed, options=spec.trial_options({}))
     print(f"[{spec.name}] ready in {time.perf_counter() - start:.1f} s; running trials", file=sys.stderr, flush=True)
 
 

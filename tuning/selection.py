@@ -122,7 +122,7 @@ def _play(spec: StudySpec, trial: FrozenTrial, games: int, seed: int, workers: i
     setup = Setup.from_mapping(trial.user_attrs["config"], source=f"trial {trial.number}")
     print(f"[{spec.name}] {label}: trial {trial.number} on {games:,} games of seed {seed}", file=sys.stderr,
           flush=True)
-    played: Evaluation = evaluate_setup(setup, spec.trial_difficulty(trial.params), games, seed=seed,
+    played: Evaluation = evaluate_setup(setup, games=games, seed=seed, options=spec.trial_options(trial.params),
                                         workers=workers, progress=sys.stderr.isatty())
     figure = {"win_rate": played.win_rate, "wilson_95": list(played.wilson_95), "games": played.games, "seed": seed}
     print(f"[{spec.name}] {label}: trial {trial.number} won {describe(figure)}", file=sys.stderr, flush=True)
@@ -184,7 +184,8 @@ def export(study: optuna.Study, chosen: dict, target: Path) -> Path:
     and its RL weights beside it; ``lotr tune export`` calls it with the stored record alone."""
     trial = study.get_trials(deepcopy=False)[chosen["trial"]]
     setup = Setup.from_mapping(trial.user_attrs["config"], source=f"trial {trial.number}")
-    metadata = {"study": study.study_name, "trial": trial.number, "difficulty": trial.user_attrs["difficulty"]}
+    metadata = {"study": study.study_name, "trial": trial.number}
+    metadata.update({key: trial.user_attrs[key] for key in ("difficulty", "options") if trial.user_attrs.get(key) is not None})
     for kind in ("test", "validation", "search"):
         figure = chosen[kind]
         metadata.update({f"{kind}_win_rate": figure["win_rate"], f"{kind}_wilson_95": figure["wilson_95"],

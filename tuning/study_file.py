@@ -3,8 +3,11 @@
 ::
 
     name = "mcts-hpo"                  # the Optuna study and (by default) the MLflow experiment
-    difficulty = "hard"
+    game = "lotr"                      # optional: the game (default lotr)
+    difficulty = "hard"                # LOTR's difficulty (a game without one has none)
     setup = "random-mcts-mcts"         # the setup every trial starts from (short form)
+
+    [options]                          # optional: the game's other options, e.g. full_scenario = true
 
     [fixed]                            # parameters set for every trial: "budget" or "questing.budget"
     final = "visits"
@@ -68,6 +71,10 @@ The search, validation and test deals are disjoint: game i of seed s is dealt
 from ``derive_seed(s, i)`` (training deals from ``derive_seed(s, 2**62 + e)``),
 so the three seeds must differ, which is checked.
 
+In a two-player game (``game = "nim"``) the setup names the tuned agent first
+and its opponent second ("mcts-random"); every trial plays each deal in both
+seats.
+
 Every key is validated before anything runs; a problem is one line naming the
 key, the value and what is allowed (``SpecError``).
 """
@@ -83,9 +90,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import games
 from agents.setup import Setup
 from agents.specs import SpecError
-from lotr_sim.layout import DIFFICULTIES
 from tuning.space import Domain
 from tuning.storage import Liveness
 
@@ -110,7 +117,7 @@ SECTIONS = {
     },
     "mlflow": {"tracking_uri": None, "experiment": None},
 }
-TOP_KEYS = ("name", "difficulty", "setup", "fixed", "space", *SECTIONS)
+TOP_KEYS = ("name", "game", "difficulty", "setup", "options", "fixed", "space", *SECTIONS)
 POSITIVE = {"games", "episodes", "envs", "n_trials", "workers", "heartbeat_interval", "grace_period"}
 CONTEXT = ("setup", "difficulty")  # searched choices that pick a trial's setup or difficulty, not a parameter
 
@@ -120,7 +127,7 @@ class StudySpec:
     """A validated study file."""
 
     name: str
-    difficulty: str  # the first searched difficulty when difficulty is searched
+    difficulty: str | None  # the first searched difficulty when difficulty is searched; None: the game has none
     setup: Setup  # the first searched setup (with the fixed values it has) when setup is searched
     space: tuple[Domain, ...]
     metrics: tuple[str, ...]
@@ -145,6 +152,8 @@ class StudySpec:
     source: str = "study"
     fixed: tuple[tuple[str, Any], ...] = ()
     liveness: Liveness = Liveness()
+    game: str = games.DEFAULT_GAME
+    options: tuple[tuple[str, Any], ...] = ()  # the game's options but the difficulty
 
     @functools.cached_property
     def setups(self) -> tuple[Setup, ...]:
@@ -176,19 +185,27 @@ class StudySpec:
         params = {k: v for k, v in params.items() if k != "difficulty"}
         if "setup" not in params:
             return self.setup.with_params(params, where=f"{self.source}: space")
-        base = Setup.parse(params.pop("setup"))
+        base = Setup.parse(params.pop("setup"), self.game)
         values = {k: v for k, v in {**dict(self.fixed), **params}.items() if base.has_param(k)}
         return base.with_params(values, where=f"{self.source}: setup {base.short_name}")
 
-    def trial_difficulty(self, params: dict[str, Any]) -> str:
-        """The difficulty a trial with these searched values plays."""
+    def trial_difficulty(self, params: dict[str, Any]) -> str | None:
+        """The difficulty a trial with these searched values plays (None: the game has none)."""
         return params.get("difficulty", self.difficulty)
+
+    def trial_options(self, params: dict[str, Any]) -> dict[str, Any]:
+        """The game options a trial with these searched values plays."""
+        difficulty = self.trial_difficulty(params)
+        return dict(self.options) | ({} if difficulty is None else {"difficulty": difficulty})
 
     def resolved(self, storage: str, tracking_uri: str) -> str:
         """The study as it will run, on these stores (``lotr tune run --dry-run``)."""
         lines = [
-            f"study {self.name}: {self.difficulty if self.domain('difficulty') is None else 'difficulty searched'}, "
-            f"setup {self.setup if self.domain('setup') is None else 'searched'}",
+            f"study {self.name}: {self.game}"
+            + (f", {self.difficulty if self.domain('difficulty') is None else 'difficulty searched'}"
+               if self.difficulty is not None else "")
+            + "".join(f", {k} = {v!r}" for k, v in self.options)
+            + f", setup {self.setup if self.domain('setup') is None else 'searched'}",
             "fixed: " + (", ".join(f"{k} = {v!r}" for k, v in self.fixed) or "nothing"),
             "space:",
             *(f"  {domain}" for domain in self.space),
@@ -265,18 +282,31 @@ def parse_study(data: dict, source: str = "study") -> StudySpec:
     if not isinstance(space_table, dict) or not space_table:
         raise SpecError(f"{source}: space is empty; declare at least one searched parameter")
     space = tuple(Domain.parse(name, value, f"{source}: space.{name}") for name, value in _flatten(space_table, domains=True).items())
+    try:
+        game = games.load(data.get("game", games.DEFAULT_GAME))
+    except SpecError as error:
+        raise SpecError(f"{source}: game: {error}") from None
+    has_difficulty = any(p.name == "difficulty" for p in game.options)
     searched = {d.name: d for d in space if d.name in CONTEXT}
     for key in CONTEXT:
+        if key == "difficulty" and not has_difficulty:
+            if key in data or key in searched:
+                raise SpecError(f"{source}: {key}: the game {game.name} has no difficulty; remove it")
+            continue
         if (key in data) == (key in searched):
             raise SpecError(f"{source}: {key} is {'given twice' if key in data else 'missing'}; give it at the top "
                             f"level or as a choice in space.{key}, not both")
         if key in searched and searched[key].kind != "choice":
             raise SpecError(f"{source}: space.{key} is invalid; expected {{ choice = [...] }}")
-    difficulties = searched["difficulty"].choices if "difficulty" in searched else (data["difficulty"],)
+    difficulties = searched["difficulty"].choices if "difficulty" in searched else (data.get("difficulty"),)
+    option_table = data.get("options", {})
+    if not isinstance(option_table, dict) or "difficulty" in option_table:
+        raise SpecError(f"{source}: options = {option_table!r} is invalid; expected a table of game options (the "
+                        "difficulty at the top level)")
     for difficulty in difficulties:
-        if difficulty not in DIFFICULTIES:
-            valid = ", ".join(DIFFICULTIES)
-            raise SpecError(f"{source}: difficulty = {difficulty!r} is invalid; expected one of {valid}")
+        options = game.check_options({**option_table, **({} if difficulty is None else {"difficulty": difficulty})},
+                                     f"{source}: options" if difficulty is None else source)
+    options.pop("difficulty", None)
     names = searched["setup"].choices if "setup" in searched else (data["setup"],)
     setups = []
     for setup_name in names:
@@ -284,7 +314,7 @@ def parse_study(data: dict, source: str = "study") -> StudySpec:
             expected = "a short form such as 'random-mcts-mcts'"
             raise SpecError(f"{source}: setup = {setup_name!r} is invalid; expected {expected}")
         try:
-            setups.append(Setup.parse(setup_name))
+            setups.append(Setup.parse(setup_name, game.name))
         except SpecError as error:
             raise SpecError(f"{source}: {error}") from None
     fixed = data.get("fixed", {})
@@ -361,6 +391,8 @@ def parse_study(data: dict, source: str = "study") -> StudySpec:
         source=source,
         fixed=tuple(fixed.items()),
         liveness=Liveness(search["heartbeat_interval"], search["grace_period"]),
+        game=game.name,
+        options=tuple(options.items()),
     )
 
 
@@ -369,7 +401,7 @@ def _check_fits(values: dict[str, Any], setups: list[Setup], where: str) -> None
     for key in values:
         if not any(setup.has_param(key) for setup in setups):
             valid = sorted({p.name for setup in setups for spec in setup.agents for p in spec.kind.params}) or ["none"]
-            which = f"no stage of {setups[0].short_name}" if len(setups) == 1 else "no setup"
+            which = f"no role of {setups[0].short_name}" if len(setups) == 1 else "no setup"
             raise SpecError(f"{where}: {which} has parameter {key!r}; valid: {', '.join(valid)}")
 
 

@@ -24,7 +24,7 @@ import numpy as np
 
 from lotr_sim import layout as L
 from lotr_sim.cards import ATTACK, COST, DEFENSE, HITPOINTS, N_CARDS, WILLPOWER
-from lotr_sim.jit import allocating, kernel
+from games.jit import allocating, kernel
 from lotr_sim.policies import resolve_defense, strongest
 from lotr_sim.rules import lowest, ready, staging_threat, total_resources
 

@@ -15,7 +15,7 @@ They read the visible state only.
 
 from lotr_sim import layout as L
 from lotr_sim.cards import ALLY_FIRST, ENEMY_FIRST, LOCATION_FIRST, N_CARDS
-from lotr_sim.jit import kernel
+from games.jit import kernel
 from lotr_sim.rules import ENEMY_BITS, LOCATION_BITS, lowest, ready, staging_threat, total_resources
 
 N_ALLIES = ENEMY_FIRST - ALLY_FIRST

@@ -21,7 +21,6 @@ from agents.rl.encoding import encode, encoding_size
 from agents.setup import STAGES, Setup
 from agents.specs import AgentSpec
 from lotr_sim.cards import N_CARDS
-from lotr_sim.state import parse_difficulty
 
 MAX_FEATURE = 100.0  # integer features (round, resources, threat) stay far below
 
@@ -40,7 +39,7 @@ class StageEnv(gym.Env):
         self.index = STAGES.index(stage)
         agents = list(setup.agents)
         agents[self.index] = AgentSpec.make("rl")  # the stage is handed out, not played
-        self._batch = GameBatch(Setup(*agents).rows(), parse_difficulty(difficulty), 1, 1)
+        self._batch = GameBatch(Setup(*agents), {"difficulty": difficulty}, 1)
         self.observation_space = gym.spaces.Box(0.0, MAX_FEATURE, (encoding_size(stage, encoding),), np.float32)
         self.action_space = gym.spaces.Discrete(MACRO_ACTIONS[stage])
         self._act = np.empty(N_CARDS, np.int64)

@@ -33,7 +33,7 @@ from agents.rl import RL_STAGES, make_learner
 from agents.rl.common import GAMMA
 from agents.setup import STAGES, Setup
 from agents.specs import SpecError
-from lotr_sim.rng import derive_seed
+from games.rng import derive_seed
 from lotr_sim.state import parse_difficulty
 
 TRAINING_OFFSET = 2**62
@@ -127,7 +127,7 @@ def train(
     writes the checkpoints so far and raises ``Interrupted`` with the partial TrainingResult."""
     setup = Setup.parse(setup) if isinstance(setup, str) else setup
     stages = rl_stages(setup)
-    level = parse_difficulty(difficulty)
+    parse_difficulty(difficulty)  # a clear error before any work
     if episodes < 1 or envs < 1 or window < 1:
         raise ValueError("episodes, envs and window must be at least 1")
     torch.set_num_threads(1)
@@ -136,7 +136,7 @@ def train(
         for s, stage in enumerate(stages)
     }
     indices = {stage: STAGES.index(stage) for stage in stages}
-    batch = GameBatch(setup.rows(), level, 1, min(envs, episodes))
+    batch = GameBatch(setup, {"difficulty": difficulty}, min(envs, episodes))
     episode_of = np.full(batch.active.size, -1)
     pending: dict[str, list] = {stage: [None] * batch.active.size for stage in stages}
     counts = {stage: np.zeros(batch.active.size, np.int64) for stage in stages}
@@ -184,7 +184,7 @@ def train(
                         bar.set_postfix(win=f"{100 * np.mean(finished_order[-window:]):.1f}%")
                 deal(slot)
             for stage in stages:
-                slots = batch.at_stage(indices[stage])
+                slots = batch.at_role(indices[stage])
                 if slots.size == 0:
                     continue
                 acts, choices = learners[stage].choose(batch.states[slots], batch.uniforms(slots, indices[stage]), "train")

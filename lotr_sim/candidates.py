@@ -23,12 +23,12 @@ determinization, so tree nodes keyed by them share statistics.
 
 import numpy as np
 
-from agents.specs import REDUCE_DEFENSE, REDUCE_PLANNING, REDUCE_QUESTING
+from games.jit import allocating, inline_kernel, kernel
+from games.rng import below
+from games.row import GAME_COLUMNS
 from lotr_sim import layout as L
 from lotr_sim.cards import CARDS, COST, ENEMY_FIRST, LOCATION_FIRST, N_CARDS, WILLPOWER
-from lotr_sim.jit import allocating, inline_kernel, kernel
 from lotr_sim.legal import MAX_OPTIONS, decision_slots, enumerate_legal, product_size
-from lotr_sim.rng import below
 from lotr_sim.rules import (
     GANDALF_BITS,
     LOCATION_BITS,
@@ -48,6 +48,8 @@ PHASE_BITS = 8  # the second word: phase in the low bits, overflow digits above
 SUBSET_LIMIT = 12  # planning/questing: enumerate subsets of up to 12 cards, sample beyond
 ENUMERATION_LIMIT = 4096  # defense/attack: enumerate when the option product is at most this
 SAMPLE_TRIES = 16
+# The agent row columns of the action reductions (``Game.search_params``).
+REDUCE_PLANNING, REDUCE_QUESTING, REDUCE_DEFENSE = GAME_COLUMNS, GAME_COLUMNS + 1, GAME_COLUMNS + 2
 
 FIRST_COPY = np.array([next(d.id for d in CARDS if d.name == c.name) for c in CARDS], np.int64)
 FIRST_COPY.flags.writeable = False

@@ -1,0 +1,416 @@
+"""The compiled agents and game loop, written once and compiled per game.
+
+``compiled(kernels)`` returns a module of compiled functions over one game's
+compiled interface (``games.interface``): ``decide`` (a policy, flat Monte
+Carlo or MCTS, by the agent row's KIND), ``play_games`` (the evaluation
+harness's inner loop) and ``advance_batch`` (games in lockstep for Python
+agents). Each function is a closure over the game's kernel module and over
+the returned module itself (its siblings), so Numba compiles it per game and
+caches it (the cache key includes the modules' names).
+
+Honest Monte Carlo tree search is single-observer information-set MCTS. One
+decision runs ``budget // ppn`` iterations (the thesis's semantics: ``budget``
+playouts per decision, ``ppn`` of them per leaf). Each iteration
+
+1. samples a determinization: a copy of the state whose hidden information is
+   re-drawn from what the searching player sees (the oracle variant keeps it);
+2. descends the tree, whose nodes are keyed by the action history, so
+   statistics are shared across determinizations. At each node the children
+   whose action is a candidate in this determinization are *available* (their
+   availability count grows); a candidate not yet in the tree is expanded
+   (the playout policy's choice first, then uniform draws), otherwise the
+   available child with the highest UCB1 ``mean + c sqrt(2 ln avail / n)`` is
+   followed (Cowling, Powley and Whitehouse 2012). Chance events come from
+   the determinization, never chosen;
+3. evaluates the new leaf by ``ppn`` playouts of the row's playout policy,
+   one reward per player;
+4. backs the rewards up the path, each node taking the reward of the player
+   who chose its action (two-player games: each player maximises its own).
+
+The root's candidates are the same in every determinization (they depend on
+what the player sees), so the root is fully enumerated once. The answer
+(``final``) is the root child with the most visits (ties: the better mean) or
+the best mean (ties: more visits). Flat Monte Carlo gives every root candidate
+an equal share of the budget, each playout from a fresh determinization, and
+picks the best mean (ties: the candidate listed first, the playout policy's
+choice leading). The real game is never touched: the searches work on copies.
+
+Common random numbers in the harness: game i is dealt from
+``derive_seed(seed, i)`` whatever the setup, and the agent of role r draws
+from its own stream ``derive_seed(derive_seed(deal, AGENT_STREAM), r)``, so two
+setups face the same deals and a role's agent is not disturbed by another
+role's choice of agent.
+"""
+
+from __future__ import annotations
+
+import sys
+import types
+from pathlib import Path
+
+import numpy as np
+import numba
+
+from agents.ticks import ticks
+from games import _jit_cache
+from games.jit import allocating, kernel
+from games.rng import below, derive_seed, mix64
+from games.row import BUDGET, FINAL, FLAT_MC, KIND, MCTS, ORACLE, PLAYOUT, PPN, PYTHON, C
+
+AGENT_STREAM = 1  # the agents' random stream of a game: derive_seed(deal seed, AGENT_STREAM)
+ROOT = 0
+NONE = -1
+# Columns of the integer node table.
+K0, K1, CHILD, SIBLING, VISITS, AVAIL, MOVER = range(7)
+FINAL_MOST_VISITS = 0
+
+_COMPILED: dict[str, types.ModuleType] = {}
+
+
+@kernel
+def add_child(T, V, n_nodes, node, k0, k1, mover):
+    """Create node ``n_nodes`` as a child of ``node`` with action key (k0, k1) chosen by ``mover``; return it."""
+    T[n_nodes, K0] = k0
+    T[n_nodes, K1] = k1
+    T[n_nodes, CHILD] = NONE
+    T[n_nodes, SIBLING] = T[node, CHILD]
+    T[n_nodes, VISITS] = 0
+    T[n_nodes, AVAIL] = 1
+    T[n_nodes, MOVER] = mover
+    V[n_nodes] = 0.0
+    T[node, CHILD] = n_nodes
+    return n_nodes
+
+
+@kernel
+def find_child(T, node, k0, k1):
+    child = T[node, CHILD]
+    while child != NONE:
+        if T[child, K0] == k0 and T[child, K1] == k1:
+            return child
+        child = T[child, SIBLING]
+    return NONE
+
+
+@kernel
+def ucb(T, V, child, c):
+    n = T[child, VISITS]
+    return V[child] / n + c * np.sqrt(2.0 * np.log(T[child, AVAIL]) / n)
+
+
+@kernel
+def final_choice(T, V, row):
+    best = NONE
+    child = T[ROOT, CHILD]
+    while child != NONE:  # newest child first: ">=" lets the earliest expanded win exact ties
+        n = T[child, VISITS]
+        if n > 0:
+            if best == NONE:
+                better = True
+            else:
+                mean, best_mean = V[child] / n, V[best] / T[best, VISITS]
+                if row[FINAL] == FINAL_MOST_VISITS:
+                    better = n > T[best, VISITS] or (n == T[best, VISITS] and mean >= best_mean)
+                else:
+                    better = mean > best_mean or (mean == best_mean and n >= T[best, VISITS])
+            if better:
+                best = child
+        child = T[child, SIBLING]
+    return best
+
+
+@kernel
+def shuffle_tail(keys, start, n, rs):
+    for i in range(n - 1, start, -1):
+        j = start + below(rs, i - start + 1)
+        keys[i, 0], keys[j, 0] = keys[j, 0], keys[i, 0]
+        keys[i, 1], keys[j, 1] = keys[j, 1], keys[i, 1]
+
+
+def compiled(kernels: types.ModuleType) -> types.ModuleType:
+    """The compiled agents and game loop of the game whose compiled interface is ``kernels``."""
+    name = kernels.__name__
+    if name not in _COMPILED:
+        previous = numba.config.CACHE_DIR
+        numba.config.CACHE_DIR = _jit_cache.folder_for(Path(kernels.__file__))
+        try:
+            _COMPILED[name] = _build(kernels)
+        finally:
+            numba.config.CACHE_DIR = previous
+    return _COMPILED[name]
+
+
+def _build(game: types.ModuleType) -> types.ModuleType:
+    this = types.ModuleType(f"{__name__}.{game.__name__}")
+    this.__doc__ = f"The compiled agents of {game.__name__} (agents.search)."
+    sys.modules[this.__name__] = this  # so that the closures' cache key names it instead of pickling it
+
+    @kernel
+    def best_available(T, V, node, D, row, c, act, scratch, err):
+        """Count availability of ``node``'s children in ``D``; return the best by UCB1 (NONE if none)."""
+        best = NONE
+        best_score = -np.inf
+        child = T[node, CHILD]
+        while child != NONE:
+            if node == ROOT or game.key_matches(D, T[child, K0], T[child, K1]):
+                game.key_action(T[child, K0], T[child, K1], act)
+                if node == ROOT or game.is_candidate(D, act, row, scratch, err):
+                    T[child, AVAIL] += 1
+                    score = ucb(T, V, child, c)
+                    if score > best_score:
+                        best_score = score
+                        best = child
+            child = T[child, SIBLING]
+        return best
+
+    @kernel
+    def untried_action(T, node, D, row, rs, act, scratch, err, ws):
+        """Fill ``act`` with a candidate of ``D`` that is not yet a child of ``node``, if one is
+        found: the playout policy's choice, else one uniform draw."""
+        game.playout_action(D, np.int64(row[PLAYOUT]), rs, act, scratch)
+        game.canonicalize(D, act)
+        for attempt in range(2):
+            if attempt == 1 and not game.sample_candidate(D, rs, act, ws, scratch, err):
+                return False
+            if not game.reduced_out(D, act, row):
+                k0, k1 = game.action_key(D, act)
+                if find_child(T, node, k0, k1) == NONE:
+                    return True
+        return False
+
+    @kernel
+    def order_root(root, row, rs, keys, n, act, scratch, err):
+        """Put the playout policy's choice first and the other root candidates in random order."""
+        game.playout_action(root, np.int64(row[PLAYOUT]), rs, act, scratch)
+        game.canonicalize(root, act)
+        k0, k1 = game.action_key(root, act)
+        front = NONE
+        for i in range(n):
+            if keys[i, 0] == k0 and keys[i, 1] == k1:
+                front = i
+        if front == NONE and n < keys.shape[0] and game.is_candidate(root, act, row, scratch, err):
+            front = n
+            keys[n, 0], keys[n, 1] = k0, k1
+            n += 1
+        if front != NONE:
+            keys[front, 0], keys[0, 0] = keys[0, 0], keys[front, 0]
+            keys[front, 1], keys[0, 1] = keys[0, 1], keys[front, 1]
+        shuffle_tail(keys, 1 if front != NONE else 0, n, rs)
+        return n
+
+    @kernel
+    def leaf_values(S, playouts, honest, searcher, policy, rs, work, act, err, scratch, values):
+        """Fill ``values`` with each player's mean reward over ``playouts`` games played from ``S``
+        by the compiled ``policy``.
+
+        An honest evaluator re-draws the hidden information (as ``searcher`` sees it) before every
+        playout; the oracle plays from the true state. ``S`` is left unchanged; ``work`` is a
+        state-sized array."""
+        values[:] = 0.0
+        if game.is_over(S):
+            for p in range(values.shape[0]):
+                values[p] = game.reward(S, p)
+            return
+        for _ in range(playouts):
+            game.copy(work, S)
+            if honest:
+                game.determinize(work, searcher, rs)
+            while not game.is_over(work):
+                game.playout_action(work, policy, rs, act, scratch)
+                if game.apply(work, act, err) != game.OK:
+                    raise RuntimeError("a compiled policy chose an illegal action")
+            for p in range(values.shape[0]):
+                values[p] += game.reward(work, p)
+        for p in range(values.shape[0]):
+            values[p] /= playouts
+
+    @allocating
+    def prepared_root(S, row, rs, attempts, act, scratch, err):
+        """The root of a search (determinized when honest: from here on only the observation matters),
+        its candidate keys (``attempts`` samples when too many to enumerate) and their number, the
+        playout policy's choice first."""
+        root = S.copy()
+        if row[ORACLE] == 0:
+            game.determinize(root, game.to_move(S), rs)
+        keys = np.empty((game.MAX_CANDIDATES, 2), np.int64)
+        n_keys = game.root_candidates(root, row, rs, keys, attempts, scratch, err)
+        return root, keys, this.order_root(root, row, rs, keys, n_keys, act, scratch, err)
+
+    @allocating
+    def mcts_decide(S, row, rs, act):
+        """Fill ``act`` with the search's choice for the pending decision of ``S`` (left unchanged)."""
+        ppn = np.int64(row[PPN])
+        iterations = max(np.int64(1), np.int64(row[BUDGET]) // ppn)
+        honest = row[ORACLE] == 0
+        c = row[C]
+        policy = np.int64(row[PLAYOUT])
+        searcher = game.to_move(S)
+        scratch = np.empty_like(S)
+        work = np.empty_like(S)
+        D = np.empty_like(S)
+        err = np.zeros(4, np.int64)
+        ws = game.workspace()
+        values = np.zeros(game.N_PLAYERS)
+        root, keys, n_keys = this.prepared_root(S, row, rs, max(64, 2 * iterations), act, scratch, err)
+        if n_keys == 1:
+            game.key_action(keys[0, 0], keys[0, 1], act)
+            return
+
+        T = np.empty((iterations + 1, 7), np.int64)
+        V = np.zeros(iterations + 1)
+        T[ROOT, CHILD] = NONE
+        T[ROOT, VISITS] = 0
+        T[ROOT, MOVER] = searcher
+        n_nodes = 1
+        next_root_key = 0
+        path = np.empty(iterations + 2, np.int64)
+        for _ in range(iterations):
+            game.copy(D, root)
+            if honest:
+                game.determinize(D, searcher, rs)
+            node = ROOT
+            depth = 0
+            path[0] = ROOT
+            while not game.is_over(D):
+                expanded = True
+                mover = game.to_move(D)
+                if node == ROOT and next_root_key < n_keys:
+                    this.best_available(T, V, node, D, row, c, act, scratch, err)
+                    child = add_child(T, V, n_nodes, ROOT, keys[next_root_key, 0], keys[next_root_key, 1], mover)
+                    next_root_key += 1
+                    n_nodes += 1
+                else:
+                    best = this.best_available(T, V, node, D, row, c, act, scratch, err)
+                    if node != ROOT and this.untried_action(T, node, D, row, rs, act, scratch, err, ws):
+                        k0, k1 = game.action_key(D, act)
+                        child = add_child(T, V, n_nodes, node, k0, k1, mover)
+                        n_nodes += 1
+                    elif best != NONE:
+                        child = best
+                        expanded = False
+                    else:  # nothing to branch on in this determinization: evaluate from here
+                        break
+                game.key_action(T[child, K0], T[child, K1], act)
+                if game.apply(D, act, err) != game.OK:
+                    raise RuntimeError("MCTS applied an illegal action")
+                depth += 1
+                path[depth] = child
+                node = child
+                if expanded:
+                    break
+            this.leaf_values(D, ppn, honest, searcher, policy, rs, work, act, err, scratch, values)
+            for i in range(depth + 1):
+                T[path[i], VISITS] += 1
+                V[path[i]] += values[T[path[i], MOVER]]
+        best = final_choice(T, V, row)
+        game.key_action(T[best, K0], T[best, K1], act)
+
+    @allocating
+    def flat_mc_decide(S, row, rs, act):
+        """Fill ``act`` with flat Monte Carlo's choice for the pending decision of ``S`` (left unchanged)."""
+        budget = np.int64(row[BUDGET])
+        honest = row[ORACLE] == 0
+        policy = np.int64(row[PLAYOUT])
+        searcher = game.to_move(S)
+        scratch = np.empty_like(S)
+        work = np.empty_like(S)
+        D = np.empty_like(S)
+        err = np.zeros(4, np.int64)
+        values = np.zeros(game.N_PLAYERS)
+        root, keys, n = this.prepared_root(S, row, rs, max(64, 2 * budget), act, scratch, err)
+        n = min(n, budget)
+        per_candidate = budget // n
+        best = 0
+        best_mean = -1.0
+        for i in range(n if n > 1 else 0):
+            total = 0.0
+            for _ in range(per_candidate):
+                game.copy(D, root)
+                if honest:
+                    game.determinize(D, searcher, rs)
+                game.key_action(keys[i, 0], keys[i, 1], act)
+                game.apply(D, act, err)
+                this.leaf_values(D, 1, honest, searcher, policy, rs, work, act, err, scratch, values)
+                total += values[searcher]
+            if total / per_candidate > best_mean:
+                best_mean = total / per_candidate
+                best = i
+        game.key_action(keys[best, 0], keys[best, 1], act)
+
+    @kernel
+    def decide(S, row, rs, act, scratch):
+        """Fill ``act`` with the choice of the agent described by ``row`` for ``S``'s pending decision."""
+        kind = np.int64(row[KIND])
+        if kind == MCTS:
+            this.mcts_decide(S, row, rs, act)
+        elif kind == FLAT_MC:
+            this.flat_mc_decide(S, row, rs, act)
+        else:
+            game.playout_action(S, kind, rs, act, scratch)
+
+    @kernel
+    def seed_agents(deal_seed, rs):
+        """The agents' streams for a game dealt from ``deal_seed``: row r of ``rs`` for role r."""
+        agent_seed = derive_seed(deal_seed, AGENT_STREAM)
+        for r in range(game.N_ROLES):
+            rs[r, 0] = mix64(derive_seed(agent_seed, r))
+
+    @kernel
+    def play_compiled_roles(S, rows, rs, act, err, scratch, role_ticks, decisions):
+        """Advance ``S`` with the compiled agents of ``rows`` until a decision of a Python agent
+        (return its role) or the end of the game (return -1)."""
+        while not game.is_over(S):
+            r = game.role(S)
+            if rows[r, KIND] == PYTHON:
+                return r
+            before = ticks()
+            this.decide(S, rows[r], rs[r], act, scratch)
+            role_ticks[r] += ticks() - before
+            decisions[r] += 1
+            if game.apply(S, act, err) != game.OK:
+                raise RuntimeError("an agent chose an illegal action")
+        return -1
+
+    @allocating
+    def deal(S, rs, seed, game_index, options):
+        """Deal game ``game_index`` of ``seed`` into ``S`` and seed its agents' streams ``rs``."""
+        deal_seed = derive_seed(seed, game_index)
+        game.deal_game(S, deal_seed, options)
+        this.seed_agents(deal_seed, rs)
+
+    @allocating
+    def play_games(options, rows, seed, first, records, rewards, game_ticks, role_ticks, decisions):
+        """Play games ``first .. first + len(records) - 1`` of ``seed`` with the compiled agents ``rows``
+        (one per role).
+
+        Per game: the game's record, each player's reward and ticks; per role (added to): ticks
+        spent deciding and number of decisions."""
+        act = np.empty(game.ACTION_SIZE, np.int64)
+        err = np.zeros(4, np.int64)
+        rs = np.empty((game.N_ROLES, 1), np.uint64)
+        scratch = np.empty(game.STATE_SIZE, np.int64)
+        S = np.empty(game.STATE_SIZE, np.int64)
+        for i in range(records.shape[0]):
+            start = ticks()
+            this.deal(S, rs, seed, first + i, options)
+            if this.play_compiled_roles(S, rows, rs, act, err, scratch, role_ticks, decisions) != -1:
+                raise RuntimeError("play_games takes compiled agents only")
+            game.record(S, records[i])
+            for p in range(rewards.shape[1]):
+                rewards[i, p] = game.reward(S, p)
+            game_ticks[i] = ticks() - start
+
+    @allocating
+    def advance_batch(states, active, rows, rs, waiting, role_ticks, decisions):
+        """``play_compiled_roles`` for every active game of a batch; ``waiting[i]`` gets its result."""
+        act = np.empty(game.ACTION_SIZE, np.int64)
+        err = np.zeros(4, np.int64)
+        scratch = np.empty(states.shape[1], np.int64)
+        for i in range(states.shape[0]):
+            if active[i]:
+                waiting[i] = this.play_compiled_roles(states[i], rows, rs[i], act, err, scratch, role_ticks, decisions)
+
+    for function in (best_available, untried_action, order_root, leaf_values, prepared_root, mcts_decide,
+                     flat_mc_decide, decide, seed_agents, play_compiled_roles, deal, play_games, advance_batch):
+        setattr(this, function.__name__, function)
+    return this

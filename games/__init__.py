@@ -1,0 +1,57 @@
+"""The game interface and registry: every game the agents and the tuner play.
+
+``load("lotr")`` imports ``lotr_sim.game`` and returns its ``GAME``; a game
+package is found by its name alone (``<name>_sim``), and a game defined
+elsewhere (a test's) is added with ``register``.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import pkgutil
+
+from games import _jit_cache
+
+_jit_cache.configure()  # before any compiled function is defined
+
+
+from games.interface import Game  # noqa: E402
+from games.params import SpecError  # noqa: E402
+
+DEFAULT_GAME = "lotr"
+_REGISTERED: dict[str, Game] = {}
+
+
+def register(game: Game) -> Game:
+    """Make ``game`` loadable by its name."""
+    _REGISTERED[game.name] = game
+    return game
+
+
+def names() -> list[str]:
+    """The games that can be loaded: registered ones and every ``<name>_sim`` package with a ``game`` module."""
+    found = {
+        module.name.removesuffix(_jit_cache.GAME_PACKAGE_SUFFIX)
+        for module in pkgutil.iter_modules()
+        if module.ispkg and module.name.endswith(_jit_cache.GAME_PACKAGE_SUFFIX)
+        and importlib.util.find_spec(f"{module.name}.game") is not None
+    }
+    return sorted(found | set(_REGISTERED))
+
+
+def load(name: str) -> Game:
+    """The game called ``name``; SpecError (one line listing the games) if there is none."""
+    if name in _REGISTERED:
+        return _REGISTERED[name]
+    module_name = f"{name}{_jit_cache.GAME_PACKAGE_SUFFIX}.game"
+    try:
+        found = isinstance(name, str) and name.isidentifier() and importlib.util.find_spec(module_name) is not None
+    except ModuleNotFoundError:
+        found = False
+    if not found:
+        raise SpecError(f"unknown game {name!r}; valid: {', '.join(names())}")
+    return register(importlib.import_module(module_name).GAME)
+
+
+__all__ = ["DEFAULT_GAME", "Game", "SpecError", "load", "names", "register"]

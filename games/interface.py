@@ -1,0 +1,82 @@
+"""What a game offers the agents and the tuner: its ``Game`` descriptor and its compiled interface.
+
+A game is a package ``<name>_sim`` with a module ``game`` defining ``GAME``, a
+``Game``. At the Python level (the model: OpenSpiel's narrow state API),
+``GAME.new_game(seed, **options)`` returns a state with ``to_move`` (the
+player), ``decision_kind``, ``legal_actions()``, ``apply(action)``,
+``is_over``, ``returns()`` (one value per player), ``observation(player)``,
+``clone()``, ``determinize(player, rng)``, a trace and a JSON form.
+
+At the compiled level, ``Game.kernels`` is a module of Numba functions over
+the game's flat ``int64`` state, which the search and the harness
+(``agents.search``) are compiled against:
+
+- constants ``STATE_SIZE``, ``ACTION_SIZE`` (an action is an ``int64`` vector),
+  ``N_PLAYERS``, ``N_ROLES`` (the agents of a setup), ``ROLES_BY_SEAT`` (roles
+  are players, else decision kinds), ``N_RECORD`` (integers kept per game),
+  ``MAX_CANDIDATES`` and ``OK`` (the code of a legal action);
+- ``deal_game(S, seed, options)``, ``is_over(S)``, ``to_move(S)``,
+  ``role(S)``, ``reward(S, player)`` (in [0, 1]: 1 win, 0.5 draw),
+  ``record(S, out)`` (the game's metrics of a finished game), ``copy(dst,
+  src)``, ``determinize(S, player, rs)`` (re-draw what ``player`` cannot
+  see), ``apply(S, act, err)`` (the action, then the game to its next
+  decision; returns OK or an error code) and ``playout_action(S, policy, rs,
+  act, scratch)`` (the compiled policy ``policy``'s choice);
+- the search's candidate actions, identified by a key of two ``int64``:
+  ``root_candidates(S, row, rs, keys, attempts, scratch, err)``,
+  ``action_key(S, act)``, ``key_action(k0, k1, act)``, ``key_matches(S, k0,
+  k1)`` (a cheap filter), ``is_candidate(S, act, row, scratch, err)``,
+  ``canonicalize(S, act)`` (one action per set of equivalent ones),
+  ``reduced_out(S, act, row)`` (the game's search options, read from the
+  agent row's game columns), ``workspace()`` and ``sample_candidate(S, rs,
+  act, ws, scratch, err)``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from types import ModuleType
+from typing import Any
+
+import numpy as np
+
+from games.params import Param, SpecError
+
+
+@dataclass(frozen=True)
+class Game:
+    """A game: its compiled interface, its roles, policies and options, and its own metrics."""
+
+    name: str
+    kernels: ModuleType
+    roles: tuple[str, ...]  # what a setup assigns agents to: decision kinds, or seats
+    policies: tuple[str, ...]  # the compiled policies, by code
+    options: tuple[Param, ...]  # game options (LOTR's difficulty), with defaults
+    option_codes: Callable[[dict[str, Any]], np.ndarray]  # validated options -> deal_game's int64 array
+    new_game: Callable[..., Any]  # the Python-level state: new_game(seed, **options)
+    state_from_json: Callable[[str], Any]  # the state of its to_json() text
+    summarise: Callable[[np.ndarray], dict[str, Any]]  # records of finished games -> the game's metrics
+    describe: Callable[[dict[str, Any], int], list[str]]  # (metrics, games) -> report lines
+    search_params: tuple[Param, ...] = ()  # the search's game options, agent row columns GAME_COLUMNS..
+    short_roles: tuple[str, ...] = ()  # the roles named by a short setup form, the others random
+    help: str = ""
+    metric_names: tuple[str, ...] = field(default=())  # the metrics logged per evaluation
+
+    @property
+    def by_seat(self) -> bool:
+        """Whether the roles are the players (two-player games), not decision kinds."""
+        return bool(self.kernels.ROLES_BY_SEAT)
+
+    @property
+    def n_players(self) -> int:
+        return int(self.kernels.N_PLAYERS)
+
+    def check_options(self, options: dict[str, Any], where: str = "game") -> dict[str, Any]:
+        """Every option with its default filled in, or SpecError naming ``where`` and the option."""
+        known = {p.name: p for p in self.options}
+        for name in options:
+            if name not in known:
+                valid = ", ".join(known) or "none"
+                raise SpecError(f"{where}: {self.name} has no option {name!r}; its options: {valid}")
+        return {p.name: p.check(options.get(p.name, p.default), where) for p in self.options}

@@ -1,0 +1,59 @@
+"""Validated parameters: of agents, of games (their options) and of searches, with one-line errors."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+
+class SpecError(ValueError):
+    """A bad agent, parameter or value; the message is one line naming the field and what is valid."""
+
+
+@dataclass(frozen=True)
+class Param:
+    """One agent parameter: its type, default and valid values."""
+
+    name: str
+    type: type
+    default: Any
+    low: float | None = None
+    high: float | None = None
+    choices: tuple = ()
+    help: str = ""
+
+    def valid(self) -> str:
+        if self.type is bool:
+            return "true or false"
+        if self.choices:
+            return "one of " + ", ".join(self.choices)
+        if self.type is str:
+            return "a string"
+        kind = "an integer" if self.type is int else "a number"
+        return f"{kind} in [{self.low:g}, {self.high:g}]"
+
+    def check(self, value: Any, where: str) -> Any:
+        """The value converted to this parameter's type, or SpecError naming ``where``."""
+        problem = f"{where}.{self.name} = {value!r} is invalid; expected {self.valid()}"
+        if self.type is bool:
+            if not isinstance(value, (bool, np.bool_)):
+                raise SpecError(problem)
+            return bool(value)
+        if self.type is str:
+            if not isinstance(value, str) or (self.choices and value not in self.choices):
+                raise SpecError(problem)
+            return value
+        if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
+            raise SpecError(problem)
+        if self.type is int:
+            if not math.isfinite(value) or value != int(value):
+                raise SpecError(problem)
+            value = int(value)
+        else:
+            value = float(value)
+        if not math.isfinite(value) or not self.low <= value <= self.high:
+            raise SpecError(problem)
+        return value

@@ -1,0 +1,16 @@
+"""The compiled agent row: the float vector a compiled search or policy reads its parameters from.
+
+The first ``GAME_COLUMNS`` columns mean the same in every game; a game's own
+search options (LOTR's action reductions) take the columns from
+``GAME_COLUMNS`` on, named by the game (``Game.search_params``).
+"""
+
+KIND, BUDGET, PPN, C, PLAYOUT, FINAL, ORACLE = range(7)
+GAME_COLUMNS = 7
+ROW_WIDTH = 10
+FINAL_RULES = ("visits", "mean")  # most visits | best mean
+
+# Agent codes (column KIND): a game's compiled policies are 0 .. len(Game.policies) - 1.
+FLAT_MC = 100
+MCTS = 101
+PYTHON = -1  # decided in Python (RL networks), outside the compiled game loop

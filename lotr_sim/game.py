@@ -1,0 +1,72 @@
+"""LOTR as a game of the interface (``games``): one player, five decision kinds (the stages)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from games.interface import Game
+from games.params import Param
+from lotr_sim import kernels
+from lotr_sim import layout as L
+from lotr_sim.policies import POLICY_NAMES
+from lotr_sim.state import GameState
+
+STAGES = ("planning", "questing", "travel", "defense", "attack")
+SHORT_STAGES = ("planning", "questing", "defense")  # the thesis's three-part short form
+REDUCTION_STAGES = ("planning", "questing", "defense")
+
+
+def option_codes(options: dict[str, Any]) -> np.ndarray:
+    """``deal_game``'s options: difficulty code and number of quest stages."""
+    return np.array([L.DIFFICULTIES.index(options["difficulty"]), 3 if options["full_scenario"] else 1], np.int64)
+
+
+def new_game(seed: int = 0, difficulty: str = "hard", full_scenario: bool = False, trace: bool = False) -> GameState:
+    return GameState(difficulty, seed, full_scenario=full_scenario, trace=trace)
+
+
+def summarise(records: np.ndarray) -> dict[str, Any]:
+    """Loss causes and the rounds played, from the per-game (outcome, round) records."""
+    outcomes, rounds = records[:, 0], records[:, 1]
+    return {
+        "lost_by_threat": int(np.sum(outcomes == L.LOST_BY_THREAT)),
+        "lost_by_heroes": int(np.sum(outcomes == L.LOST_BY_HEROES)),
+        "rounds_histogram": {int(k): int(v) for k, v in zip(*np.unique(rounds, return_counts=True))},
+        "mean_rounds": float(np.mean(rounds)) if rounds.size else 0.0,
+    }
+
+
+def describe(metrics: dict[str, Any], games: int) -> list[str]:
+    share = lambda n: f"{100 * n / max(1, games):.2f}%"  # noqa: E731
+    histogram = metrics["rounds_histogram"]
+    return [
+        f"losses: by threat {metrics['lost_by_threat']} ({share(metrics['lost_by_threat'])}), "
+        f"by heroes {metrics['lost_by_heroes']} ({share(metrics['lost_by_heroes'])})",
+        f"rounds: mean {metrics['mean_rounds']:.2f}; histogram " + " ".join(f"{r}:{n}" for r, n in sorted(histogram.items())),
+    ]
+
+
+GAME = Game(
+    name="lotr",
+    kernels=kernels,
+    roles=STAGES,
+    policies=POLICY_NAMES,
+    options=(
+        Param("difficulty", str, "hard", choices=L.DIFFICULTIES, help="the encounter deck (RULES.md)"),
+        Param("full_scenario", bool, False, help="all three quest stages instead of the first"),
+    ),
+    option_codes=option_codes,
+    new_game=new_game,
+    state_from_json=GameState.from_json,
+    summarise=summarise,
+    describe=describe,
+    search_params=tuple(
+        Param(f"reduction_{stage}", bool, True, help=f"thesis action reduction at {stage} decisions (section 4.4)")
+        for stage in REDUCTION_STAGES
+    ),
+    short_roles=SHORT_STAGES,
+    help="The Lord of the Rings: The Card Game, simplified (Godlewski's thesis; RULES.md)",
+    metric_names=("lost_by_threat", "lost_by_heroes"),
+)

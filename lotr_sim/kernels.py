@@ -1,0 +1,113 @@
+"""LOTR's compiled game interface: what the generic search and harness (``agents.search``) call.
+
+Every game offers these names in one module (``games.interface`` describes
+them). LOTR has one player, so its reward is the win; its decision kinds are
+the five stages, and the agent of each stage is chosen by the stage
+(``ROLES_BY_SEAT`` false).
+"""
+
+import numpy as np
+
+from games.jit import allocating, inline_kernel, kernel
+from lotr_sim import candidates
+from lotr_sim import layout as L
+from lotr_sim.candidates import (
+    ENUMERATION_LIMIT,
+    canonicalize,
+    is_candidate,
+    key_action,
+    key_phase,
+    reduced_out,
+    root_candidates,
+)
+from lotr_sim.cards import N_CARDS
+from lotr_sim.legal import MAX_OPTIONS
+from lotr_sim.playout import decision_index
+from lotr_sim.policies import policy_action
+from lotr_sim.rules import apply_action, copy_state, deal
+from lotr_sim.rules import determinize as redraw_decks
+
+STATE_SIZE = L.STATE_SIZE
+ACTION_SIZE = N_CARDS
+N_PLAYERS = 1
+N_ROLES = 5  # planning, questing, travel, defense, attack
+ROLES_BY_SEAT = False
+N_RECORD = 2  # per game: outcome code, final round
+MAX_CANDIDATES = ENUMERATION_LIMIT
+OK = L.OK
+
+
+@kernel
+def deal_game(S, seed, options):
+    """Deal the game of ``seed`` into ``S``: options = (difficulty, quest stages)."""
+    deal(S, options[0], options[1], seed, None)
+
+
+@inline_kernel
+def is_over(S):
+    return S[L.PHASE] == L.GAME_OVER
+
+
+@inline_kernel
+def to_move(S):
+    return 0
+
+
+@inline_kernel
+def role(S):
+    """The index of the agent that decides ``S``'s pending decision: its stage."""
+    return decision_index(S[L.PHASE])
+
+
+@inline_kernel
+def reward(S, player):
+    return 1.0 if S[L.OUTCOME] == L.WIN else 0.0
+
+
+@kernel
+def record(S, out):
+    out[0] = S[L.OUTCOME]
+    out[1] = S[L.ROUND]
+
+
+@inline_kernel
+def copy(dst, src):
+    copy_state(dst, src)
+
+
+@kernel
+def determinize(S, player, rs):
+    """Re-draw the hidden deck orders from what the (only) player sees."""
+    redraw_decks(S, rs)
+
+
+@kernel
+def apply(S, act, err):
+    return apply_action(S, act, err, None)
+
+
+@kernel
+def playout_action(S, policy, rs, act, scratch):
+    policy_action(S, policy, rs, act, scratch)
+
+
+@kernel
+def action_key(S, act):
+    return candidates.action_key(S[L.PHASE], act)
+
+
+@inline_kernel
+def key_matches(S, k0, k1):
+    """Whether the key may be a candidate of ``S`` (a cheap test before ``is_candidate``)."""
+    return key_phase(k1) == S[L.PHASE]
+
+
+@allocating
+def workspace():
+    return np.empty(N_CARDS, np.int64), np.empty((N_CARDS, MAX_OPTIONS), np.int64), np.empty(N_CARDS, np.int64)
+
+
+@kernel
+def sample_candidate(S, rs, act, ws, scratch, err):
+    slots, options, n_options = ws
+    return candidates.sample_action(S, rs, act, slots, options, n_options, scratch, err)

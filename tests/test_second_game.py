@@ -1,0 +1,141 @@
+"""The game interface is real: Nim (``tests/nim_sim``, a package and nothing else) plugs in, and the
+agents, the two-player evaluation and a TPE study run on it unchanged."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import optuna
+import pytest
+
+import games
+from agents.agent import Agent
+from agents.evaluation import evaluate_setup
+from agents.setup import Setup
+from agents.specs import AgentSpec, SpecError, agent_names
+from tuning.orchestrator import run_study
+from tuning.study_file import load_study
+
+TESTS = Path(__file__).resolve().parent
+
+
+def winning_take(pile: int, max_take: int = 3) -> int:
+    """The known optimum: leave a multiple of max_take + 1 (0 when the position is lost)."""
+    return pile % (max_take + 1)
+
+
+def test_a_game_package_is_found_by_its_name():
+    assert {"lotr", "nim"} <= set(games.names())
+    nim = games.load("nim")
+    assert nim.roles == ("first", "second") and nim.by_seat and nim.n_players == 2
+    assert agent_names("nim") == ("random", "optimal", "flat-mc", "mcts", "oracle-mcts")  # no LOTR-only rl
+    with pytest.raises(SpecError, match=r"^unknown game 'chess'; valid: .*lotr.*nim"):
+        games.load("chess")
+    with pytest.raises(SpecError, match="nim has no option 'difficulty'; its options: pile, max_take"):
+        nim.check_options({"difficulty": "hard"})
+
+
+def test_the_python_state_interface():
+    state = games.load("nim").new_game(5, pile=6)
+    assert (state.to_move, state.decision_kind, state.legal_actions()) == (0, "take", [1, 2, 3])
+    copy = state.clone()
+    state.apply(2)
+    assert (state.pile, copy.pile, state.to_move) == (4, 6, 1)
+    with pytest.raises(SpecError, match="take 4 is illegal with 4 stones left; legal: \\[1, 2, 3\\]"):
+        state.apply(4)
+    again = type(state).from_json(state.to_json())
+    assert again.observation(0) == state.observation(1) == {"pile": 4, "to_move": 1, "max_take": 3}
+    state.apply(3)
+    state.apply(1)
+    assert state.is_over and state.returns() == [1.0, 0.0] and state.to_move is None
+
+
+@pytest.mark.parametrize("agent, piles", [("mcts", range(5, 19)), ("flat-mc", range(5, 12))])
+def test_search_with_a_large_budget_plays_the_known_optimum(agent, piles):
+    """MCTS converges to the minimax move; flat Monte Carlo (random playouts, no tree) only where the
+    playouts' values rank the moves as minimax does, on small piles."""
+    spec = AgentSpec.make(agent, game="nim", budget=5000, **({"ppn": 1} if agent == "mcts" else {}))
+    nim = games.load("nim")
+    for pile in piles:
+        if winning_take(pile):
+            assert Agent(spec, seed=pile).act(nim.new_game(0, pile=pile)) == winning_take(pile), f"pile {pile}"
+
+
+def test_mcts_backs_up_each_players_own_reward():
+    """Were the opponent's reward backed up as the searcher's, the tree would expect help from the
+    opponent. Against the optimal player, from every winning pile, MCTS must win every game; and it
+    beats random in both seats."""
+    strong = Setup.parse("mcts-optimal", "nim").with_params({"budget": 5000, "ppn": 1})
+    for pile in (9, 10, 11, 13, 14, 15):
+        result = evaluate_setup(strong, games=5, seed=pile, seats="first", options={"pile": pile})
+        assert result.wins == 5, f"pile {pile}"
+    result = evaluate_setup(Setup.parse("mcts-random", "nim"), games=300, seed=1)
+    assert set(result.seats) == {"first", "second"}
+    assert all(c["wins"] / c["games"] > 0.8 for c in result.seats.values())
+
+
+def test_two_player_evaluation_plays_both_seats_on_the_same_deals():
+    both = evaluate_setup(Setup.parse("optimal-optimal", "nim"), games=400, seed=3)
+    first = evaluate_setup(Setup.parse("optimal-optimal", "nim"), games=400, seed=3, seats="first")
+    # Optimal against optimal: the deal decides. On the same deals the first seat wins exactly where the
+    # second seat (the same agent, seats exchanged) loses.
+    assert both.seats["first"]["wins"] + both.seats["second"]["wins"] == 400
+    assert both.seats["first"] == first.seats["first"] and both.games == 800
+    assert np.array_equal(both.rewards[:400] + both.rewards[400:], np.ones(400))
+    assert both.wins == 400 and both.draws == 0 and 0.45 < both.win_rate < 0.55
+    assert both.metrics["mean_moves"] > 1 and set(both.ms_per_decision) == {"first", "second"}
+    assert "first seat:" in both.report() and "moves per game" in both.report()
+
+
+def test_evaluation_with_two_workers_equals_one_worker():
+    one = evaluate_setup(Setup.parse("mcts-random", "nim"), games=60, seed=4)
+    two = evaluate_setup(Setup.parse("mcts-random", "nim"), games=60, seed=4, workers=2)
+    assert np.array_equal(one.rewards, two.rewards) and one.seats == two.seats
+
+
+def test_setups_and_configurations_name_their_game(tmp_path):
+    setup = Setup.parse("mcts-random", "nim").with_params({"first.budget": 50})
+    path = tmp_path / "nim.toml"
+    setup.dump(path)
+    assert Setup.load(path) == setup and setup.first.agent == "mcts" and setup.second.agent == "random"
+    assert setup.swapped().agents == (setup.second, setup.first)
+    with pytest.raises(SpecError, match="unknown agent 'expert' at first; valid: random, optimal"):
+        Setup.parse("expert-random", "nim")
+    with pytest.raises(SpecError, match="is a lotr agent, not a nim one"):
+        Setup(AgentSpec.make("random"), AgentSpec.make("random"), game="nim")
+
+
+def test_cli_evaluates_and_plays_the_game(tmp_path):
+    env = {"PYTHONPATH": str(TESTS), "PATH": "/usr/bin:/bin"}
+    command = [sys.executable, "-m", "tuning.cli"]
+    evaluated = subprocess.run([*command, "eval", "--game", "nim", "--setup", "optimal-random", "--games", "50",
+                                "--json"], capture_output=True, text=True, env=env, check=True)
+    result = json.loads(evaluated.stdout)
+    assert result["game"] == "nim" and result["games"] == 100 and set(result["seats"]) == {"first", "second"}
+    played = subprocess.run([*command, "play", "--game", "nim", "--setup", "optimal-random", "--option", "pile=9"],
+                            capture_output=True, text=True, env=env, check=True)
+    assert played.stdout.startswith("player 0 takes 1, 8 left") and "winner: player 0" in played.stdout
+    refused = subprocess.run([*command, "eval", "--game", "nim", "--difficulty", "hard"],
+                             capture_output=True, text=True, env=env)
+    assert refused.returncode == 2 and "nim has no option 'difficulty'" in refused.stderr.strip().splitlines()[-1]
+
+
+def test_a_two_trial_tpe_study_tunes_mcts_on_nim(in_tmp):
+    (in_tmp / "nim.toml").write_text(
+        'name = "nim-mcts"\ngame = "nim"\nsetup = "mcts-random"\n\n[options]\nmax_take = 3\n\n'
+        '[space]\n"first.c" = { float = [0.1, 3.0] }\n"first.budget" = { int = [20, 200] }\n\n'
+        "[objective]\ngames = 40\n\n[validation]\ntop_k = 2\ngames = 60\n\n[test]\ngames = 60\n\n"
+        '[search]\nsampler = "tpe"\nn_trials = 2\npruner = "none"\n'
+    )
+    spec = load_study(in_tmp / "nim.toml")
+    assert spec.game == "nim" and spec.difficulty is None and dict(spec.options) == {"pile": 0, "max_take": 3}
+    result = run_study(spec)
+    assert result.complete == 2 and result.failed == 0
+    study = optuna.load_study(study_name="nim-mcts", storage="sqlite:///nim-mcts.db")
+    assert all(t.user_attrs["games"] == 80 for t in study.trials)  # 40 deals, each in both seats
+    assert result.selection["test"]["games"] == 120
+    exported = Setup.load(result.exported)
+    assert exported.game == "nim" and exported.first.agent == "mcts"
+    assert exported.first["budget"] == study.trials[result.selection["trial"]].params["first.budget"]
