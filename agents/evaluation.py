@@ -14,14 +14,14 @@ from __future__ import annotations
 import functools
 import time
 from collections.abc import Callable
-from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
 
 import numpy as np
 
 import games as games_registry
 from agents.batch import GameBatch
-from agents.interruption import Interrupted, quiet_child
+from agents.executors import executor
+from agents.interruption import Interrupted
 from agents.search import compiled
 from agents.setup import Setup
 from agents.specs import PYTHON
@@ -253,12 +253,16 @@ def evaluate_setup(
     max_chunk: int = MAX_CHUNK_GAMES,
     options: dict | None = None,
     seats: str = "both",
+    executor_kind: str = "local",
+    address: str | None = None,
 ) -> Evaluation:
     """Play games 0..games-1 of ``seed`` with ``setup`` (a Setup or its short form, LOTR's) and summarise them.
 
     ``options`` are the game's (``difficulty`` and ``full_scenario`` are LOTR's, given here for short). In
     a two-player game the setup's first agent is evaluated against the second, in the ``seats`` asked for
-    (first, second, or both: every deal played twice, the seats exchanged).
+    (first, second, or both: every deal played twice, the seats exchanged). ``executor_kind = "ray"`` plays
+    the chunks on the Ray cluster at ``address`` (``agents.executors``; ``workers`` chunks at once when
+    more than 1, else the cluster's CPUs); the result is the local one.
     ``on_chunk(game_ids, rewards)`` is called as chunks of games (at most ``max_chunk``) finish, in
     game order with one worker; an exception it raises stops the evaluation and propagates (a
     tuning pruner's). Ctrl-C or SIGTERM raises ``Interrupted`` whose ``partial`` is the Evaluation of
@@ -274,6 +278,7 @@ def evaluate_setup(
         raise ValueError(f"games must be at least 1, got {games}")
     if workers < 1:
         raise ValueError(f"workers must be at least 1, got {workers}")
+    ray_workers = workers if workers > 1 else None
     if seats not in SEATS:
         raise ValueError(f"seats must be one of {', '.join(SEATS)}, got {seats!r}")
     args = (setup, options, seats, seed)
@@ -295,27 +300,27 @@ def evaluate_setup(
             bar.set_postfix(win=f"{100 * wins / bar.n:.1f}%")
 
     try:
-        if workers == 1:
+        if workers == 1 and executor_kind == "local":
             while (chunk := chunks.take()) is not None:
                 record(chunk[0], play_chunk(*args, *chunk))
         else:
-            with ProcessPoolExecutor(workers, initializer=quiet_child) as pool:
+            with executor(executor_kind, workers if executor_kind == "local" else ray_workers, address) as pool:
+                workers = pool.workers
                 pending = {}
 
                 def submit() -> None:
-                    while len(pending) < 2 * workers and (chunk := chunks.take()) is not None:
+                    while len(pending) < 2 * pool.workers and (chunk := chunks.take()) is not None:
                         pending[pool.submit(play_chunk, *args, *chunk)] = chunk[0]
 
                 submit()
                 try:
                     while pending:
-                        done, _ = wait(pending, return_when=FIRST_COMPLETED)
-                        for future in done:
-                            record(pending.pop(future), future.result())
+                        for handle in pool.finished(pending):
+                            record(pending.pop(handle), pool.result(handle))
                         submit()
                 except KeyboardInterrupt:
-                    for future in pending:
-                        future.cancel()
+                    for handle in pending:
+                        pool.cancel(handle)
                     raise
     except KeyboardInterrupt as stop:
         partial = _summarise(setup, options, seats, seed, workers, True, time.perf_counter() - start, results)

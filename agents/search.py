@@ -371,7 +371,7 @@ def _build(game: types.ModuleType) -> types.ModuleType:
                 raise RuntimeError("an agent chose an illegal action")
         return -1
 
-    @allocating
+    @kernel
     def deal(S, rs, seed, game_index, options):
         """Deal game ``game_index`` of ``seed`` into ``S`` and seed its agents' streams ``rs``."""
         deal_seed = derive_seed(seed, game_index)

@@ -1,5 +1,8 @@
 """LOTR's compiled game interface: what the generic search and harness (``agents.search``) call.
 
+The functions that only forward to the rules are inlined into their callers,
+so the interface costs no call of its own in the game loops.
+
 Every game offers these names in one module (``games.interface`` describes
 them). LOTR has one player, so its reward is the win; its decision kinds are
 the five stages, and the agent of each stage is chosen by the stage
@@ -8,7 +11,7 @@ the five stages, and the agent of each stage is chosen by the stage
 
 import numpy as np
 
-from games.jit import allocating, inline_kernel, kernel
+from games.jit import allocating, inline_kernel
 from lotr_sim import candidates
 from lotr_sim import layout as L
 from lotr_sim.candidates import (
@@ -37,7 +40,7 @@ MAX_CANDIDATES = ENUMERATION_LIMIT
 OK = L.OK
 
 
-@kernel
+@inline_kernel
 def deal_game(S, seed, options):
     """Deal the game of ``seed`` into ``S``: options = (difficulty, quest stages)."""
     deal(S, options[0], options[1], seed, None)
@@ -64,7 +67,7 @@ def reward(S, player):
     return 1.0 if S[L.OUTCOME] == L.WIN else 0.0
 
 
-@kernel
+@inline_kernel
 def record(S, out):
     out[0] = S[L.OUTCOME]
     out[1] = S[L.ROUND]
@@ -75,23 +78,23 @@ def copy(dst, src):
     copy_state(dst, src)
 
 
-@kernel
+@inline_kernel
 def determinize(S, player, rs):
     """Re-draw the hidden deck orders from what the (only) player sees."""
     redraw_decks(S, rs)
 
 
-@kernel
+@inline_kernel
 def apply(S, act, err):
     return apply_action(S, act, err, None)
 
 
-@kernel
+@inline_kernel
 def playout_action(S, policy, rs, act, scratch):
     policy_action(S, policy, rs, act, scratch)
 
 
-@kernel
+@inline_kernel
 def action_key(S, act):
     return candidates.action_key(S[L.PHASE], act)
 
@@ -107,7 +110,7 @@ def workspace():
     return np.empty(N_CARDS, np.int64), np.empty((N_CARDS, MAX_OPTIONS), np.int64), np.empty(N_CARDS, np.int64)
 
 
-@kernel
+@inline_kernel
 def sample_candidate(S, rs, act, ws, scratch, err):
     slots, options, n_options = ws
     return candidates.sample_action(S, rs, act, slots, options, n_options, scratch, err)

@@ -44,6 +44,7 @@ print(json.dumps({"allocated": after.alloc - before.alloc, "freed": after.free -
 """
 
 
+@pytest.mark.slow
 def test_compiled_play_frees_what_it_allocates():
     env = dict(os.environ, NUMBA_NRT_STATS="1")
     done = subprocess.run([sys.executable, "-c", EXERCISE], env=env, capture_output=True, text=True, timeout=600)

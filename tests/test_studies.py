@@ -12,7 +12,7 @@ from optuna.trial import TrialState
 from agents.specs import SpecError
 from tuning.orchestrator import run_study
 from tuning.published import PUBLISHED, Published
-from tuning.report import SECTIONS, Measured, read_study, verdict
+from tuning.report import Measured, StudyRun, read_study, sections, verdict
 from tuning.study_file import load_study, parse_study
 
 STUDIES = sorted((Path(__file__).parent.parent / "studies").glob("*.toml"))
@@ -51,12 +51,18 @@ def test_every_study_file_validates(path):
     assert spec.name == path.stem and spec.resolved("sqlite:///x.db", "sqlite:///mlflow.db")
 
 
-def test_the_thesis_experiments_each_have_a_study_file():
+def all_sections():
+    """The report's sections, as the study files declare them."""
+    specs = [load_study(path) for path in STUDIES]
+    return sections({spec.name: StudyRun(spec, None) for spec in specs})
+
+
+def test_the_thesis_experiments_each_have_a_study_file_and_a_section():
     names = {p.stem for p in STUDIES}
     experiments = {p.experiment for p in PUBLISHED}
     assert experiments <= names
-    for section in SECTIONS:
-        assert set(section.studies) <= names, section.experiment
+    assert experiments <= {section.key for section in all_sections()}
+    assert [s.key for s in all_sections()][:3] == ["random-baseline", "mcts-reduction", "mcts-setups"]  # by order
 
 
 def test_a_grid_over_setups_and_difficulties_runs_every_combination_once_and_resumes(in_tmp, capsys):
@@ -126,14 +132,18 @@ def test_verdict_compares_the_intervals():
 
 
 def test_published_rows_have_one_row_per_table_cell():
-    for section in SECTIONS:
-        rows = [p for p in PUBLISHED if p.experiment == section.experiment and section.published_filter(p)]
+    for section in all_sections():
+        rows = [p for p in PUBLISHED if section.compares(p)]
         keys = [section.theirs(p) for p in rows]
-        assert rows and len(keys) == len(set(keys)), section.experiment
+        assert rows and len(keys) == len(set(keys)), section.key
     assert len([p for p in PUBLISHED if p.source == "Table 6.2"]) == 21
 
 
 def test_the_report_puts_our_figures_next_to_the_thesis(in_tmp, capsys):
+    def report_table(name: str) -> str:
+        text = (Path(__file__).parent.parent / "studies" / f"{name}.toml").read_text()
+        return text[text.index("[report]"):]
+
     study = in_tmp / "random-baseline.toml"
     study.write_text(textwrap.dedent("""
         name = "random-baseline"
@@ -147,9 +157,9 @@ def test_the_report_puts_our_figures_next_to_the_thesis(in_tmp, capsys):
         [search]
         sampler = "grid"
         pruner = "none"
-    """))
+    """) + report_table("random-baseline"))
     never_run = in_tmp / "mcts-setups.toml"
-    never_run.write_text(GRID_STUDY.replace('name = "grid"', 'name = "mcts-setups"'))
+    never_run.write_text(GRID_STUDY.replace('name = "grid"', 'name = "mcts-setups"') + report_table("mcts-setups"))
     assert read_study(never_run).trials is None
     run_study(load_study(study))
     code, _, err = run_cli(capsys, "report", str(study), str(never_run), "--out", "docs/results.md")
@@ -170,6 +180,7 @@ def test_report_without_study_files_is_a_one_line_error(in_tmp, capsys):
     assert code == 2 and "no study files" in err and len(err.strip().splitlines()) == 1
 
 
+@pytest.mark.slow
 def test_a_study_on_another_mlflow_store_leaves_the_default_to_the_next(in_tmp):  # in_tmp unsets it
     first = in_tmp / "first.toml"
     first.write_text(GRID_STUDY.replace('name = "grid"', 'name = "first"').replace("top_k = 0", "top_k = 1\ngames = 10\n[test]\ngames = 10")
@@ -211,21 +222,22 @@ def test_a_worker_whose_trials_keep_failing_stops_with_the_reason(in_tmp, monkey
 
 def test_the_best_agent_claim_needs_its_whole_interval_above_the_thesis():
     from agents.setup import Setup
-    from tuning.report import StudyRun, best_markdown
+    from tuning.report import best_markdown
 
     spec = load_study(next(p for p in STUDIES if p.stem == "best-hard"))
+    section = next(s for s in all_sections() if s.key == "best")
 
     def claim(low, high):
         test = {"win_rate": (low + high) / 2, "wilson_95": [low, high], "games": 10_000, "seed": 2000003}
         validation = {"win_rate": 0.97, "wilson_95": [0.965, 0.975], "games": 10_000, "seed": 1000003}
         best = Measured("best-hard", 7, "rl-rl-rl", False, "hard", {}, Setup.parse("rl-rl-expert-rl-expert"),
                         0.97, 0.96, 0.98, 2000, 0.0001, chosen={"test": test, "validation": validation})
-        return "\n".join(best_markdown(StudyRun(spec, [best])))
+        return "\n".join(best_markdown(section, StudyRun(spec, [best])))
 
     assert "our interval is above 95.3" in claim(0.955, 0.962)
     assert "our interval is not above 95.3" in claim(0.950, 0.957)  # the point above, the interval not
     assert "--games 10000 --seed 2000003" in claim(0.955, 0.962)
-    assert "not run" in "\n".join(best_markdown(StudyRun(spec, None)))
+    assert "not run" in "\n".join(best_markdown(section, StudyRun(spec, None)))
 
 
 def test_the_default_store_is_the_one_that_already_holds_the_study(in_tmp, capsys):

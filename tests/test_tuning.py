@@ -144,6 +144,7 @@ def test_export_writes_the_best_as_toml_or_json(in_tmp, capsys):
     assert code == 2 and "--run-id nope" in err and len(err.strip().splitlines()) == 1
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("sampler", ["tpe", "hyperopt", "random"])
 def test_the_same_space_through_every_sampler(in_tmp, sampler):
     result = run_study(load_study(write_study(in_tmp, name=f"x-{sampler}", games=10, trials=3, sampler=sampler)))
@@ -264,6 +265,7 @@ def test_local_workers_share_a_journal_file_and_meet_the_budget_exactly(in_tmp):
     assert sum(t.state in (TrialState.COMPLETE, TrialState.PRUNED) for t in study.trials) == 5
 
 
+@pytest.mark.slow
 def test_two_objectives_give_a_pareto_front(in_tmp):
     path = write_study(in_tmp, name="m", games=10, trials=4)
     path.write_text(path.read_text().replace("[objective]", '[objective]\nmetrics = ["win_rate", "seconds_per_game"]'))

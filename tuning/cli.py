@@ -10,6 +10,7 @@ from pathlib import Path
 
 import games
 from agents.evaluation import SEATS
+from agents.executors import EXECUTORS
 from agents.interruption import Interrupted, stop_signals
 from agents.specs import RL_ALGORITHMS, SpecError, agent_names
 from games import DEFAULT_GAME
@@ -91,6 +92,9 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--seed", type=_seed, default=0, help="game i is dealt from (seed, i)")
     evaluate.add_argument("--workers", type=_positive, default=1)
     evaluate.add_argument("--json", action="store_true", help="print the result as JSON")
+    evaluate.add_argument("--executor", choices=EXECUTORS, default="local",
+                          help="where the games run: local processes (--workers) or a Ray cluster")
+    evaluate.add_argument("--ray-address", help="the Ray cluster (ray.init address; default: a local Ray instance)")
     evaluate.add_argument("--seat", choices=SEATS, default="both",
                           help="two-player games: the evaluated agent's seat (both: every deal in each seat)")
 
@@ -309,6 +313,8 @@ def _eval(parser, args) -> int:
             workers=args.workers,
             options=_options(parser, args, setup),
             seats=args.seat,
+            executor_kind=args.executor,
+            address=args.ray_address,
             progress=sys.stderr.isatty() or not args.json,
         )
     except SpecError as error:  # e.g. weights that cannot be loaded

@@ -8,7 +8,7 @@ states), Table 6.3 (budgets, ``mcts-budget``), Table 6.4 (Q-learning with macro 
 ``best-players``), plus Table 5.2's ``hp.choice`` space (``HPO_CHOICES``). Setups are in the project's short form
 planning-questing-defense (travel and attack random); parameter names follow the project's agents (``budget``,
 ``ppn``, ``reduction``, ``algo``, ``encoding``, ``neurons``, ``lr``, with a stage prefix such as ``planning.lr`` where
-the stages differ), ``shared`` is the thesis's shared (*) vs distinct (**) parameter policy, and
+the stages differ), ``parameters`` is the thesis's shared (*) vs distinct (**) parameter policy, and
 ``time_per_game_s``, ``training_time_s`` and ``tuning_time_h`` are its timings. Only Table 3.2 states its numbers of
 games; elsewhere ``games`` is None and the note gives the count the interval implies. ``oracle = True`` marks the
 MCTS rows, whose search ../shared/RULES.md describes as not honest (it knows both deck orders and keeps the best
@@ -50,6 +50,7 @@ HPO_CHOICES: dict[str, list] = {
     "defense.neurons": [50, 75, 100],
 }
 
+SHARING = {True: "shared", False: "distinct"}  # the thesis's rl* and rl** rows
 _MCTS_N = "games not stated; the ± implies about 1,000"
 _RL_N = "games not stated; the ± implies about 10,000"
 _N62 = _MCTS_N + "; ppn not stated; reduction implied by the text, not the caption"
@@ -68,7 +69,7 @@ def _t66(label: str, shared: bool | None, encoding: int, win_rate: float, interv
     """A cell of Table 6.6 (ac-macro, hard); ``equals`` names the direct actor-critic best the figure equals."""
     thesis = {None: "", True: "thesis: rl*-rl*-random; ", False: "thesis: rl**-rl**-random; "}[shared]
     also = f"; equals {equals}, so possibly direct and tuned rather than macro" if equals else ""
-    params = {"algo": "ac-macro", "encoding": encoding} | ({} if shared is None else {"shared": shared})
+    params = {"algo": "ac-macro", "encoding": encoding} | ({} if shared is None else {"parameters": SHARING[shared]})
     return Published("Table 6.6", "rl-encodings", label, "hard", win_rate, interval, None, params,
                      thesis + _T66 + also + "; " + _RL_N)
 
@@ -283,33 +284,33 @@ PUBLISHED: tuple[Published, ...] = (
               _T67 + "; 70 neurons is not in Table 5.2's list; " + _RL_N),
     # Table 6.8: direct actor-critic after HPO, rl*-rl*-random (planning and questing share neurons and lr), hard.
     Published("Table 6.8", "rl-hpo-direct", "rl-rl-random", "hard", 94.7, 0.4, None,
-              {"algo": "ac-direct", "neurons": 130, "lr": 9e-4, "encoding": 2, "shared": True},
+              {"algo": "ac-direct", "neurons": 130, "lr": 9e-4, "encoding": 2, "parameters": "shared"},
               "thesis: rl*-rl*-random; 130 neurons and planning lr 9e-4 are not in Table 5.2's lists; " + _HUNDRED
               + "; " + _RL_N),
     Published("Table 6.8", "rl-hpo-direct", "rl-rl-random", "hard", 87.6, 0.7, None,
-              {"algo": "ac-direct", "neurons": 70, "lr": 4.5e-4, "encoding": 2, "shared": True},
+              {"algo": "ac-direct", "neurons": 70, "lr": 4.5e-4, "encoding": 2, "parameters": "shared"},
               "thesis: rl*-rl*-random; 70 neurons and questing lr 4.5e-4 are not in Table 5.2's lists; " + _RL_N),
     Published("Table 6.8", "rl-hpo-direct", "rl-rl-random", "hard", 82.7, 0.7, None,
-              {"algo": "ac-direct", "neurons": 80, "lr": 7e-4, "encoding": 2, "shared": True},
+              {"algo": "ac-direct", "neurons": 80, "lr": 7e-4, "encoding": 2, "parameters": "shared"},
               "thesis: rl*-rl*-random; 80 neurons is not in Table 5.2's lists; " + _RL_N),
     # Table 6.9: direct actor-critic after HPO, rl**-rl**-random (distinct parameters per stage), hard.
     Published("Table 6.9", "rl-hpo-direct", "rl-rl-random", "hard", 95.3, 0.4, None,
               {"algo": "ac-direct", "planning.neurons": 130, "planning.lr": 3e-4, "questing.neurons": 120,
-               "questing.lr": 9e-4, "encoding": 3, "shared": False},
+               "questing.lr": 9e-4, "encoding": 3, "parameters": "distinct"},
               "thesis: rl**-rl**-random (caption as Table 6.7's); 130 and 120 neurons and planning lr 3e-4 are not "
               "in Table 5.2's lists; " + _HUNDRED + "; " + _RL_N),
     Published("Table 6.9", "rl-hpo-direct", "rl-rl-random", "hard", 89.7, 0.6, None,
               {"algo": "ac-direct", "planning.neurons": 130, "planning.lr": 5e-4, "questing.neurons": 90,
-               "questing.lr": 5.5e-4, "encoding": 3, "shared": False},
+               "questing.lr": 5.5e-4, "encoding": 3, "parameters": "distinct"},
               "thesis: rl**-rl**-random; 130 and 90 neurons and questing lr 5.5e-4 are not in Table 5.2's lists; "
               + _RL_N),
     Published("Table 6.9", "rl-hpo-direct", "rl-rl-random", "hard", 87.1, 0.7, None,
               {"algo": "ac-direct", "planning.neurons": 130, "planning.lr": 6e-4, "questing.neurons": 80,
-               "questing.lr": 8e-4, "encoding": 3, "shared": False},
+               "questing.lr": 8e-4, "encoding": 3, "parameters": "distinct"},
               "thesis: rl**-rl**-random; 130 and 80 neurons are not in Table 5.2's lists; " + _RL_N),
     Published("Table 6.9", "rl-hpo-direct", "rl-rl-random", "hard", 85.5, 0.7, None,
               {"algo": "ac-direct", "planning.neurons": 120, "planning.lr": 5.5e-4, "questing.neurons": 90,
-               "questing.lr": 9e-4, "encoding": 3, "shared": False},
+               "questing.lr": 9e-4, "encoding": 3, "parameters": "distinct"},
               "thesis: rl**-rl**-random; 120 and 90 neurons are not in Table 5.2's lists; " + _RL_N),
     # Table 6.10: the four best players, hard, with average time per game, training time and tuning time.
     Published("Table 6.10", "best-players", "random-mcts-mcts", "hard", 82.8, 2.3, None,
@@ -321,12 +322,12 @@ PUBLISHED: tuple[Published, ...] = (
               {"algo": "ac-direct", "time_per_game_s": 0.017, "training_time_s": 1595, "tuning_time_h": 44.8},
               "algo inferred: equals Table 6.7's best (100 neurons, lr 6.5e-4, encoding 2); " + _RL_N),
     Published("Table 6.10", "best-players", "rl-rl-random", "hard", 94.7, 0.4, None,
-              {"algo": "ac-direct", "shared": True, "time_per_game_s": 0.021, "training_time_s": 1812,
+              {"algo": "ac-direct", "parameters": "shared", "time_per_game_s": 0.021, "training_time_s": 1812,
                "tuning_time_h": 50.1},
               "thesis: (blank)-rl*-random, planning cell empty in the text, taken as rl*; algo inferred: equals "
               "Table 6.8's best (130 neurons, lr 9e-4, encoding 2); " + _RL_N),
     Published("Table 6.10", "best-players", "rl-rl-random", "hard", 95.3, 0.4, None,
-              {"algo": "ac-direct", "shared": False, "time_per_game_s": 0.021, "training_time_s": 1780,
+              {"algo": "ac-direct", "parameters": "distinct", "time_per_game_s": 0.021, "training_time_s": 1780,
                "tuning_time_h": 49.3},
               "thesis: (blank)-rl**-random, planning cell empty in the text, taken as rl**; algo inferred: equals "
               "Table 6.9's best (encoding 3); " + _RL_N),

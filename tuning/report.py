@@ -1,12 +1,15 @@
 """``lotr report``: the finished studies next to the thesis's published numbers (``docs/results.md`` and figures).
 
-Each section is one experiment of the thesis: our trials (read from the
-studies' Optuna storage), each with its win rate, 95% Wilson interval and
-games, beside the published figure with its interval. A row *agrees* when the
-two intervals overlap, *differs* (with the known reason) when they do not, and
-is *not run* when the study has no trial for it. Figures: win rate against
-ppn and budget, the RL learning curves, and the Pareto front of win rate
-against time per game.
+Each section is one published experiment, as the ``[report]`` tables of the
+study files declare it (its studies, title, row key, the published rows it is
+compared with, figure): our trials (read from the studies' Optuna storage),
+each with its win rate, 95% Wilson interval and games, beside the published
+figure with its interval. A row *agrees* when the two intervals overlap,
+*differs* (with the known reason) when they do not, and is *not run* when the
+study has no trial for it. Figures: a section's win rate against a parameter,
+the learning curves of the studies that ask for them, and the Pareto front of
+two-objective studies. Nothing here names a study: a new experiment is a study
+file with its ``[report]`` table.
 """
 
 from __future__ import annotations
@@ -29,13 +32,6 @@ from tuning.storage import local_store, storage_for, storage_object
 from tuning.published import PUBLISHED, RULES_RANDOM, Published
 from tuning.study_file import StudySpec, load_study
 from tuning.tracking import code_version
-
-MCTS_REASON = ("the published search played copies of the real game, deck order included, and kept the outcomes "
-               "it liked (RULES.md); ours is honest")
-RL_REASON = ("the published game had defects that favour the player (RULES.md) and its RL figures are the best "
-             "training moving averages; ours are evaluations on deals the training never saw")
-RANDOM_REASON = "the published code had defects that favour the player; ours follows RULES.md (its column)"
-CURVES = ("best-players", "rl-encodings", "rl-encodings-distinct")  # studies whose learning curves are drawn
 
 
 @dataclass
@@ -120,84 +116,109 @@ def _measured(spec: StudySpec, trial, chosen: dict) -> Measured:
 
 # ---- sections ---------------------------------------------------------------------------------------------------
 
+REASONS = {  # why a row of ours may differ from the published one (a study's report.reason)
+    "mcts": "the published search played copies of the real game, deck order included, and kept the outcomes it "
+            "liked (RULES.md); ours is honest",
+    "rl": "the published game had defects that favour the player (RULES.md) and its RL figures are the best "
+          "training moving averages; ours are evaluations on deals the training never saw",
+    "random": "the published code had defects that favour the player; ours follows RULES.md (its column)",
+}
+
 
 @dataclass(frozen=True)
 class Section:
-    """One experiment: which studies and published rows, and how a trial and a published row are matched."""
+    """One experiment of the report, from the ``[report]`` tables of its studies (``tuning.study_file``)."""
 
-    experiment: str
+    key: str  # the published experiment its rows are compared with
     title: str
+    order: int
     studies: tuple[str, ...]
-    columns: tuple[str, ...]  # the key's column names
-    ours: Callable[[Measured], tuple]  # the key of a trial
-    theirs: Callable[[Published], tuple]  # the key of a published row
+    columns: tuple[str, ...]  # a row's key
     reason: str
-    published_filter: Callable[[Published], bool] = lambda p: True
-    pick: Callable[[list[Measured]], list[Measured]] = lambda trials: trials  # e.g. the best ppn per budget
-    detail: tuple[str, Callable[[Measured], object]] | None = None  # a column of what ``pick`` chose
+    published: dict  # only the published rows with these values
+    exclude: dict  # not the published rows with these values
+    best_per: tuple[str, ...] = ()  # one row per these columns: the best win rate
+    detail: str | None = None  # a column showing what best_per chose
+    figure: dict | None = None
+    curves: bool = False
+    rules_random: bool = False
+    config: str | None = None  # the exported configuration (the best-agent section)
+    values: dict = field(default_factory=dict)  # per study, per setup: constant columns
 
+    def ours(self, m: Measured) -> tuple:
+        return tuple(column_of(m, name, self.values.get(m.study, {})) for name in self.columns)
 
-def _setup_key(m: Measured) -> tuple:
-    return (m.label + (" (ORACLE)" if m.oracle else ""), m.difficulty)
+    def theirs(self, p: Published) -> tuple:
+        return tuple(published_column(p, name) for name in self.columns)
 
+    def compares(self, p: Published) -> bool:
+        """Whether a published row belongs to this section."""
+        return (p.experiment == self.key or "experiment" in self.published) and all(
+            published_field(p, k) == v for k, v in self.published.items()
+        ) and not any(published_field(p, k) == v for k, v in self.exclude.items())
 
-def _best_per(key: Callable[[Measured], tuple]) -> Callable[[list[Measured]], list[Measured]]:
-    def pick(trials: list[Measured]) -> list[Measured]:
+    def pick(self, trials: list[Measured]) -> list[Measured]:
+        if not self.best_per:
+            return trials
         best: dict[tuple, Measured] = {}
         for m in trials:
-            if key(m) not in best or m.win_rate > best[key(m)].win_rate:
-                best[key(m)] = m
+            key = tuple(column_of(m, name) for name in self.best_per)
+            if key not in best or m.win_rate > best[key].win_rate:
+                best[key] = m
         return list(best.values())
 
-    return pick
+
+def column_of(m: Measured, name: str, values: dict | None = None):
+    """A trial's value in a report column: setup, difficulty, search (honest or ORACLE), study, a constant
+    of its study's report.values for its setup, or a parameter."""
+    if name == "setup":
+        return m.label + (" (ORACLE)" if m.oracle else "")
+    if name == "difficulty":
+        return m.difficulty
+    if name == "search":
+        return "ORACLE" if m.oracle else "honest"
+    if name == "study":
+        return m.study
+    constants = (values or {}).get(m.label, {})
+    return constants[name] if name in constants else m.value(name)
 
 
-SHARING = {True: "shared", False: "distinct"}  # the thesis's rl* and rl** rows
+def published_column(p: Published, name: str):
+    """A published row's value in a report column; a parameter named without a stage prefix applies to every stage."""
+    if name == "setup":
+        return p.label
+    if name == "search":
+        return "honest"
+    if name == "study":
+        return p.experiment
+    if name == "difficulty":
+        return p.difficulty
+    return p.params.get(name, p.params.get(name.rpartition(".")[2]))
 
 
-def _shared(m: Measured) -> str:
-    return SHARING[m.study == "rl-encodings"] if m.config.planning.agent == "rl" else "-"
+def published_field(p: Published, name: str):
+    return getattr(p, name) if name in ("source", "experiment", "label", "difficulty", "win_rate", "games") else p.params.get(name)
 
 
-def _search(m: Measured) -> str:
-    return "ORACLE" if m.oracle else "honest"
-
-
-SECTIONS = (
-    Section("random-baseline", "Random agent (Table 3.2)", ("random-baseline",), ("difficulty",),
-            lambda m: (m.difficulty,), lambda p: (p.difficulty,), RANDOM_REASON,
-            published_filter=lambda p: p.games == 100_000),
-    Section("mcts-reduction", "Vanilla MCTS against action reduction, hard, budget 40 (Table 6.1)", ("mcts-reduction",),
-            ("setup", "reduction"), lambda m: (m.label, m.value("reduction")),
-            lambda p: (p.label, p.params["reduction"]), MCTS_REASON),
-    Section("mcts-setups", "MCTS setups at budget 40 (Table 6.2)", ("mcts-setups",), ("setup", "difficulty"),
-            _setup_key, lambda p: (p.label, p.difficulty), MCTS_REASON),
-    Section("mcts-ppn", "Playouts per node at budget 200, random-mcts-mcts, hard (Figure 6.2)", ("mcts-ppn",),
-            ("search", "reduction", "ppn"),
-            lambda m: (_search(m), m.value("reduction"), m.value("ppn")),
-            lambda p: ("honest", p.params["reduction"], p.params["ppn"]), MCTS_REASON),
-    Section("mcts-budget", "Budget with its best ppn, random-mcts-mcts, hard (Table 6.3)", ("mcts-budget",),
-            ("search", "budget"), lambda m: (_search(m), m.value("budget")),
-            lambda p: ("honest", p.params["budget"]), MCTS_REASON,
-            pick=_best_per(lambda m: (m.oracle, m.value("budget"))), detail=("best ppn", lambda m: m.value("ppn"))),
-    Section("rl-q-macro", "Q-learning with macro actions, encoding 0 (Table 6.4)", ("rl-q-macro",),
-            ("setup", "difficulty"), _setup_key, lambda p: (p.label, p.difficulty), RL_REASON,
-            published_filter=lambda p: "algo" in p.params),
-    Section("rl-ac-macro", "Actor-critic with macro actions, encoding 0 (Table 6.5)", ("rl-ac-macro",),
-            ("setup", "difficulty"), _setup_key, lambda p: (p.label, p.difficulty), RL_REASON),
-    Section("rl-encodings", "Questing state encodings, hard (Table 6.6)", ("rl-encodings", "rl-encodings-distinct"),
-            ("setup", "parameters", "encoding"), lambda m: (m.label, _shared(m), m.value("questing.encoding")),
-            lambda p: (p.label, SHARING.get(p.params.get("shared"), "-"), p.params["encoding"]),
-            RL_REASON),
-    Section("rl-hpo-direct", "TPE over the direct actor-critic's learning rates and widths, rl-rl-random, hard "
-            "(Tables 5.2, 6.9; the best trial of each library)", ("rl-hpo-direct", "rl-hpo-direct-optuna"),
-            ("setup", "study"), lambda m: (m.label, m.study), lambda p: (p.label, "rl-hpo-direct"), RL_REASON,
-            published_filter=lambda p: p.source == "Table 6.9" and p.win_rate == 95.3,
-            pick=_best_per(lambda m: (m.study,))),
-    Section("best-players", "Best players, hard (Table 6.10)", ("best-players",), ("setup",),
-            lambda m: (m.label,), lambda p: (p.label,), RL_REASON,
-            published_filter=lambda p: p.params.get("shared") is not True),
-)
+def sections(runs: dict[str, StudyRun]) -> list[Section]:
+    """The report's sections: the studies' ``[report]`` tables grouped by section, in their order."""
+    grouped: dict[str, list[StudySpec]] = {}
+    for run in sorted(runs.values(), key=lambda run: "title" not in run.spec.report):  # the titled study first
+        if "section" in run.spec.report:
+            grouped.setdefault(run.spec.report["section"], []).append(run.spec)
+    found = []
+    for key, specs in grouped.items():
+        table = {k: v for spec in reversed(specs) for k, v in spec.report.items()}  # the first study's keys win
+        found.append(Section(
+            key=key, title=table.get("title", key), order=table.get("order", 0),
+            studies=tuple(spec.name for spec in specs), columns=tuple(table.get("columns", ("setup",))),
+            reason=REASONS.get(table.get("reason"), ""), published=table.get("published", {}),
+            exclude=table.get("exclude", {}), best_per=tuple(table.get("best_per", ())), detail=table.get("detail"),
+            figure=table.get("figure"), curves=any(spec.report.get("curves") for spec in specs),
+            rules_random=table.get("rules_random", False), config=table.get("config"),
+            values={spec.name: spec.report.get("values", {}) for spec in specs},
+        ))
+    return sorted(found, key=lambda section: section.order)
 
 
 def verdict(m: Measured | None, p: Published | None) -> str:
@@ -247,16 +268,16 @@ def section_markdown(section: Section, runs: dict[str, StudyRun]) -> list[str]:
         for run in studies
     )
     lines += [f"Studies: {scale or 'none'}.", ""]
-    published = [p for p in PUBLISHED if p.experiment == section.experiment and section.published_filter(p)]
+    published = [p for p in PUBLISHED if section.compares(p)]
     by_key = {section.theirs(p): p for p in published}
     rows = []
     for m in section.pick(trials):
         rows.append((section.ours(m), m, by_key.pop(section.ours(m), None)))
     rows += [(key, None, p) for key, p in by_key.items()]  # published, not run here
     rows.sort(key=lambda row: tuple(map(_order, row[0])))
-    extra = ([section.detail[0]] if section.detail else []) + ["ms/game"]
+    extra = ([f"best {section.detail}"] if section.detail else []) + ["ms/game"]
     extra += ["training s"] if any(m.training_seconds for m in trials) else []
-    if section.experiment == "random-baseline":
+    if section.rules_random:
         extra.append("RULES.md")
     header = [*section.columns, "ours: win % [95% CI] (games)", *extra, "published", "verdict"]
     lines.append("| " + " | ".join(header) + " |")
@@ -264,11 +285,11 @@ def section_markdown(section: Section, runs: dict[str, StudyRun]) -> list[str]:
     for key, m, p in rows:
         cells = [_cell(k) for k in key] + [_ours(m)]
         if section.detail:
-            cells.append(_cell(section.detail[1](m)) if m else "-")
+            cells.append(_cell(column_of(m, section.detail)) if m else "-")
         cells.append(f"{1000 * m.seconds_per_game:.2f}" if m else "-")
         if "training s" in extra:
             cells.append(f"{m.training_seconds:.0f}" if m and m.training_seconds else "-")
-        if section.experiment == "random-baseline":
+        if section.rules_random:
             cells.append(f"{RULES_RANDOM[key[0]]:g}")
         cells += [_theirs(p), verdict(m, p)]
         lines.append("| " + " | ".join(cells) + " |")
@@ -287,27 +308,26 @@ def _order(value) -> tuple:
     return (2, 0, str(value))
 
 
-THESIS_BEST = next(p for p in PUBLISHED if p.experiment == "best-players" and p.win_rate == 95.3)
-
-
-def best_markdown(run: StudyRun) -> list[str]:
-    """The best honest agent on hard (study ``best-hard``): its test figure against the thesis's best."""
-    lines = ["## Beyond the thesis: the best honest agent on hard", ""]
+def best_markdown(section: Section, run: StudyRun) -> list[str]:
+    """A best-agent section (a study whose report names a ``config``): its chosen trial's test figure against
+    the one published row its ``published`` table selects."""
+    lines = [f"## {section.title}", ""]
     best = next((m for m in run.trials or [] if m.chosen), None)
     if best is None:
-        return lines + ["`best-hard`: not run, or its chosen trial not tested yet.", ""]
+        return lines + [f"`{run.spec.name}`: not run, or its chosen trial not tested yet.", ""]
+    thesis = next(p for p in PUBLISHED if section.compares(p))
     test, validation = best.chosen["test"], best.chosen["validation"]
     win, (low, high), games = test["win_rate"], test["wilson_95"], test["games"]
-    bar = THESIS_BEST.win_rate
+    bar = thesis.win_rate
     outcome = "above" if 100 * low > bar else "not above"
-    command = f"lotr eval --config studies/best/agent.toml --games {games} --seed {test['seed']}"  # hard
+    command = f"lotr eval --config {section.config} --games {games} --seed {test['seed']}"
     return lines + [
-        f"Study `best-hard`, trial {best.number}: `{re.sub(r' weights=[^;)]*', '', str(best.config))}`.",
+        f"Study `{run.spec.name}`, trial {best.number}: `{re.sub(r' weights=[^;)]*', '', str(best.config))}`.",
         "",
         f"Test: **{100 * win:.2f}% [{100 * low:.2f}, {100 * high:.2f}] on {games:,} fresh games** (chosen on "
         f"validation, {100 * validation['win_rate']:.2f}% on {validation['games']:,} other games; search figure "
         f"{100 * best.win_rate:.1f}% on {best.games:,} games, optimistic); the thesis's best, "
-        f"{_theirs(THESIS_BEST)}: our interval is {outcome} {bar:g}. Reproduce with `{command}`.",
+        f"{_theirs(thesis)}: our interval is {outcome} {bar:g}. Reproduce with `{command}`.",
         "",
     ]
 
@@ -340,30 +360,15 @@ def _lines(axes, trials: list[Measured], x: str, group: Callable[[Measured], str
 
 
 def write_figures(runs: dict[str, StudyRun], folder: Path) -> dict[str, Path]:
-    """Win rate vs ppn, vs budget, learning curves, Pareto front: those whose studies ran."""
+    """Each section's figure (win rate against a parameter), the learning curves of the studies that ask for
+    them and the Pareto front of two-objective studies: those whose studies ran."""
     folder.mkdir(parents=True, exist_ok=True)
     figures = {}
-    ppn = runs.get("mcts-ppn")
-    if ppn and ppn.trials:
-        def draw_ppn(axes):
-            _lines(axes, ppn.trials, "ppn", lambda m: f"{_search(m)}, reduction {_cell(m.value('reduction'))}")
-            axes.set(xscale="log", xlabel="playouts per node (budget 200)", ylabel="win rate % (hard)",
-                     title="random-mcts-mcts: win rate against ppn")
-
-        figures["mcts-ppn"] = _figure(folder / "mcts-ppn.png", draw_ppn)
-    budget = runs.get("mcts-budget")
-    if budget and budget.trials:
-        best = _best_per(lambda m: (m.oracle, m.value("budget")))(budget.trials)
-
-        def draw_budget(axes):
-            _lines(axes, best, "budget", lambda m: f"{_search(m)}, best ppn")
-            rows = sorted((p.params["budget"], p.win_rate) for p in PUBLISHED if p.experiment == "mcts-budget")
-            axes.plot(*zip(*rows), "k--", marker="s", label="thesis (Table 6.3)")
-            axes.set(xlabel="playouts per decision (budget)", ylabel="win rate % (hard)",
-                     title="random-mcts-mcts: win rate against budget")
-
-        figures["mcts-budget"] = _figure(folder / "mcts-budget.png", draw_budget)
-    trained = [m for name in CURVES if name in runs for m in runs[name].trials or []]
+    for section in sections(runs):
+        trials = section.pick([m for name in section.studies for m in runs[name].trials or []])
+        if section.figure and trials:
+            figures[section.key] = _figure(folder / f"{section.key}.png", _draw_section(section, trials))
+    trained = [m for run in runs.values() if run.spec.report.get("curves") for m in run.trials or []]
     curves = [(m, m.folder / "curve.csv") for m in trained if m.folder and (m.folder / "curve.csv").is_file()]
     if curves:
         def draw_curves(axes):
@@ -373,25 +378,44 @@ def write_figures(runs: dict[str, StudyRun], folder: Path) -> dict[str, Path]:
                 points = [(int(r["episode"]), float(r["moving_win_rate"])) for r in rows]
                 label = f"{m.study} {m.label} enc {m.value('questing.encoding')}"
                 axes.plot([e for e, _ in points], [100 * a for _, a in points], label=label)
-            axes.set(xlabel="training episode", ylabel="moving win rate % (hard)", title="learning curves")
+            axes.set(xlabel="training episode", ylabel="moving win rate %", title="learning curves")
 
         figures["learning-curves"] = _figure(folder / "learning-curves.png", draw_curves)
-    pareto = runs.get("mcts-hpo-pareto")
-    if pareto and pareto.trials:
-        from matplotlib.ticker import NullFormatter
-
-        def draw_pareto(axes):
-            axes.scatter([1000 * m.seconds_per_game for m in pareto.trials], [100 * m.win_rate for m in pareto.trials],
-                         s=14, color="0.6", label="trials")
-            front = sorted(pareto.pareto, key=lambda m: m.seconds_per_game)
-            axes.plot([1000 * m.seconds_per_game for m in front], [100 * m.win_rate for m in front], "r-o",
-                      label="Pareto front")
-            axes.set(xscale="log", xlabel="ms per game (one core)", ylabel="win rate % (hard)",
-                     title="honest random-mcts-mcts: win rate against time")
-            axes.xaxis.set_minor_formatter(NullFormatter())  # the minor labels of a short log axis overlap
-
-        figures["mcts-hpo-pareto"] = _figure(folder / "pareto-front.png", draw_pareto)
+    for run in runs.values():
+        if run.pareto and run.trials:
+            figures[f"pareto-{run.spec.name}"] = _figure(folder / f"pareto-{run.spec.name}.png", _draw_pareto(run))
     return figures
+
+
+def _draw_section(section: Section, trials: list[Measured]) -> Callable:
+    figure = section.figure
+    x, lines = figure["x"], figure.get("lines", [])
+
+    def draw(axes):
+        _lines(axes, trials, x, lambda m: ", ".join(f"{name} {_cell(column_of(m, name))}" for name in lines) or "ours")
+        if figure.get("published"):
+            rows = sorted((published_column(p, x), p.win_rate) for p in PUBLISHED if section.compares(p))
+            axes.plot(*zip(*rows), "k--", marker="s", label=f"published ({section.title.rpartition('(')[2].rstrip(')')})")
+        axes.set(xscale="log" if figure.get("log") else "linear", xlabel=figure.get("xlabel", x),
+                 ylabel="win rate %", title=figure.get("title", section.title))
+
+    return draw
+
+
+def _draw_pareto(run: StudyRun) -> Callable:
+    from matplotlib.ticker import NullFormatter
+
+    def draw(axes):
+        axes.scatter([1000 * m.seconds_per_game for m in run.trials], [100 * m.win_rate for m in run.trials],
+                     s=14, color="0.6", label="trials")
+        front = sorted(run.pareto, key=lambda m: m.seconds_per_game)
+        axes.plot([1000 * m.seconds_per_game for m in front], [100 * m.win_rate for m in front], "r-o",
+                  label="Pareto front")
+        axes.set(xscale="log", xlabel="ms per game (one core)", ylabel="win rate %",
+                 title=f"{run.spec.name} ({run.spec.setup_label}): win rate against time")
+        axes.xaxis.set_minor_formatter(NullFormatter())  # the minor labels of a short log axis overlap
+
+    return draw
 
 
 # ---- the document -----------------------------------------------------------------------------------------------
@@ -422,23 +446,24 @@ def write_report(study_files: list[Path], out: Path, root: Path = Path(".")) -> 
         count += f" (+{run.pruned} pruned)" if run.pruned else ""
         lines.append(f"| `{name}` | {count} | {spec.games:,} | {episodes} | {spec.sampler} |")
     lines.append("")
-    for section in SECTIONS:
-        if any(name in runs for name in section.studies):
-            lines += section_markdown(section, runs)
-            if section.experiment in figures:
-                lines += [f"![{section.experiment}](figures/{figures[section.experiment].name})", ""]
-    if "best-hard" in runs:
-        lines += best_markdown(runs["best-hard"])
+    for section in sections(runs):
+        if section.config:
+            lines += best_markdown(section, runs[section.studies[0]])
+            continue
+        lines += section_markdown(section, runs)
+        if section.key in figures:
+            lines += [f"![{section.key}](figures/{figures[section.key].name})", ""]
     if "learning-curves" in figures:
         lines += ["## Learning curves", "", "![learning curves](figures/learning-curves.png)", ""]
-    pareto = runs.get("mcts-hpo-pareto")
-    if pareto and pareto.trials:
-        lines += ["## Win rate against time per game (mcts-hpo-pareto, two objectives)", "",
-                  "| trial | win % [95% CI] (games) | ms/game | parameters |", "|---|---|---|---|"]
-        for m in sorted(pareto.pareto, key=lambda m: m.seconds_per_game):
+    for run in runs.values():
+        if not (run.pareto and run.trials):
+            continue
+        title = run.spec.report.get("title", f"Win rate against time per game ({run.spec.name}, two objectives)")
+        lines += [f"## {title}", "", "| trial | win % [95% CI] (games) | ms/game | parameters |", "|---|---|---|---|"]
+        for m in sorted(run.pareto, key=lambda m: m.seconds_per_game):
             params = ", ".join(f"{k} {v:.3g}" if isinstance(v, float) else f"{k} {v}" for k, v in m.params.items())
             lines.append(f"| {m.number} | {_ours(m)} | {1000 * m.seconds_per_game:.2f} | {params} |")
-        lines += ["", "![Pareto front](figures/pareto-front.png)", ""]
+        lines += ["", f"![Pareto front](figures/{figures[f'pareto-{run.spec.name}'].name})", ""]
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text("\n".join(lines))
     return out

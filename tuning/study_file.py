@@ -50,6 +50,11 @@
     tracking_uri = "sqlite:///mlflow.db"   # default: MLflow's own default
     experiment = "mcts-hpo"                # default: the study's name
 
+    [report]                           # optional: the study's section of lotr report (tuning.report)
+    section = "mcts-setups"            # the published experiment it is compared with (tuning.published)
+    title = "MCTS setups at budget 40 (Table 6.2)"
+    columns = ["setup", "difficulty"]  # a row's key: setup, difficulty, search, study, or a parameter
+
 Experiments that compare setups or difficulties (the thesis's tables) search
 them like any other choice and usually run every combination::
 
@@ -86,7 +91,7 @@ import itertools
 import math
 import re
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -117,7 +122,11 @@ SECTIONS = {
     },
     "mlflow": {"tracking_uri": None, "experiment": None},
 }
-TOP_KEYS = ("name", "game", "difficulty", "setup", "options", "fixed", "space", *SECTIONS)
+TOP_KEYS = ("name", "game", "difficulty", "setup", "options", "fixed", "space", "report", *SECTIONS)
+# [report]: the study's section of ``lotr report`` (tuning.report), with the type of each key
+REPORT_KEYS = {"section": str, "title": str, "order": int, "columns": list, "reason": str, "published": dict,
+               "exclude": dict, "best_per": list, "detail": str, "figure": dict, "values": dict, "curves": bool,
+               "rules_random": bool, "config": str}
 POSITIVE = {"games", "episodes", "envs", "n_trials", "workers", "heartbeat_interval", "grace_period"}
 CONTEXT = ("setup", "difficulty")  # searched choices that pick a trial's setup or difficulty, not a parameter
 
@@ -154,6 +163,7 @@ class StudySpec:
     liveness: Liveness = Liveness()
     game: str = games.DEFAULT_GAME
     options: tuple[tuple[str, Any], ...] = ()  # the game's options but the difficulty
+    report: dict = field(default_factory=dict, compare=False)  # its [report] table
 
     @functools.cached_property
     def setups(self) -> tuple[Setup, ...]:
@@ -364,6 +374,14 @@ def parse_study(data: dict, source: str = "study") -> StudySpec:
         n_trials = data.get("search", {}).get("n_trials", size)
         if n_trials > size:
             raise SpecError(f"{source}: search.n_trials = {n_trials} is invalid; the grid has {size} combinations")
+    report = data.get("report", {})
+    if not isinstance(report, dict):
+        raise SpecError(f"{source}: report = {report!r} is invalid; expected a table")
+    for key, value in report.items():
+        if key not in REPORT_KEYS:
+            raise SpecError(f"{source}: unknown key report.{key}; valid: {', '.join(REPORT_KEYS)}")
+        if not isinstance(value, REPORT_KEYS[key]) or (REPORT_KEYS[key] is int and isinstance(value, bool)):
+            raise SpecError(f"{source}: report.{key} = {value!r} is invalid; expected a {REPORT_KEYS[key].__name__}")
     return StudySpec(
         name=name,
         difficulty=difficulties[0],
@@ -393,6 +411,7 @@ def parse_study(data: dict, source: str = "study") -> StudySpec:
         liveness=Liveness(search["heartbeat_interval"], search["grace_period"]),
         game=game.name,
         options=tuple(options.items()),
+        report=report,
     )
 
 
