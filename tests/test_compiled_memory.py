@@ -12,6 +12,8 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 EXERCISE = """
 import gc, json
 import numpy as np
