@@ -1,6 +1,6 @@
 """Game-playing agents (random, expert, flat Monte Carlo, MCTS), combined per decision stage."""
 
-import games  # noqa: F401  (configures the compiled code's cache before any compiled agent is defined)
+import gamecore  # noqa: F401  (configures the compiled code's cache before any compiled agent is defined)
 from agents.agent import Agent
 from agents.evaluation import Evaluation, evaluate_setup
 from agents.setup import STAGES, Setup

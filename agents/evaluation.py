@@ -2,7 +2,7 @@
 
 ``evaluate_setup(setup, difficulty, games, seed)`` plays games 0..games-1 of
 ``seed``; game i is dealt from ``derive_seed(seed, i)`` in every run (common
-random numbers across setups, see ``games``), so per-game outcomes are
+random numbers across setups, see ``search``), so per-game outcomes are
 identical for any number of workers. Games run in chunks sized to take about
 ``CHUNK_SECONDS``. Ctrl-C (or SIGTERM) stops after the running chunks: the
 evaluation raises ``Interrupted`` carrying the games finished as its
@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-import games as games_registry
+import gamecore
 from agents.batch import GameBatch
 from agents.executors import executor
 from agents.interruption import Interrupted
@@ -26,9 +26,9 @@ from agents.search import compiled
 from agents.setup import Setup
 from agents.specs import PYTHON
 from agents.ticks import ticks
-from games.jit import kernel
-from games.rng import derive_seed
-from games.stats import normal_half_width, wilson_interval
+from gamecore.jit import kernel
+from gamecore.rng import derive_seed
+from gamecore.stats import normal_half_width, wilson_interval
 
 CHUNK_SECONDS = 0.5
 MAX_CHUNK_GAMES = 20_000
@@ -119,7 +119,7 @@ class Evaluation:
                 f"{counts['games']} ({100 * counts['wins'] / max(1, counts['games']):.2f}%, 95% {100 * seat_low:.2f}-"
                 f"{100 * seat_high:.2f})"
             )
-        lines += games_registry.load(self.game).describe(self.metrics, self.games)
+        lines += gamecore.load(self.game).describe(self.metrics, self.games)
         lines += [
             f"time per game: mean {1000 * self.mean_seconds_per_game:.3f} ms, p95 {1000 * self.p95_seconds_per_game:.3f} ms;"
             f" {self.games_per_second:,.0f} games/s ({self.workers} worker{'s' if self.workers > 1 else ''},"
@@ -142,7 +142,7 @@ def json_ready(value):
 
 def sides(setup: Setup, seats: str) -> list[tuple[str, Setup, int]]:
     """The (seat name, setup as played, player of the evaluated agent) runs of an evaluation."""
-    if not games_registry.load(setup.game).by_seat:
+    if not gamecore.load(setup.game).by_seat:
         return [("", setup, 0)]
     chosen = {"first": ("first",), "second": ("second",), "both": ("first", "second")}[seats]
     return [(seat, setup if seat == "first" else setup.swapped(), 0 if seat == "first" else 1) for seat in chosen]
@@ -164,7 +164,7 @@ def play_chunk(setup: Setup, options: dict, seats: str, seed: int, first: int, c
 def play_side(setup: Setup, options: dict, player: int, seed: int, first: int, count: int):
     if setup.has_python_agents:
         return play_side_in_batches(setup, options, seed, first, count)
-    game = games_registry.load(setup.game)
+    game = gamecore.load(setup.game)
     kernels = game.kernels
     n_roles = len(game.roles)
     records = np.empty((count, kernels.N_RECORD), np.int64)
@@ -273,7 +273,7 @@ def evaluate_setup(
         options["difficulty"] = difficulty
     if full_scenario:
         options["full_scenario"] = True
-    options = games_registry.load(setup.game).check_options(options, "options")
+    options = gamecore.load(setup.game).check_options(options, "options")
     if games < 1:
         raise ValueError(f"games must be at least 1, got {games}")
     if workers < 1:
@@ -332,7 +332,7 @@ def evaluate_setup(
 
 
 def _summarise(setup, options, seats, seed, workers, interrupted, seconds, results) -> Evaluation:
-    game = games_registry.load(setup.game)
+    game = gamecore.load(setup.game)
     names = [name for name, _, _ in sides(setup, seats)]
     firsts = sorted(results)
     by_side = lambda k: [np.split(results[f][k], len(names)) for f in firsts]  # noqa: E731

@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterator
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 
 from agents.interruption import quiet_child
-from games.params import SpecError
+from gamecore.params import SpecError
 
 EXECUTORS = ("local", "ray")
 

@@ -6,11 +6,11 @@ from typing import Any
 
 import numpy as np
 
-import games
+import gamecore
 from agents.agent import Agent
 from agents.search import AGENT_STREAM
 from agents.setup import Setup
-from games.rng import derive_seed
+from gamecore.rng import derive_seed
 
 
 def role_agents(setup: Setup, deal_seed: int) -> dict[str, Agent]:
@@ -27,7 +27,7 @@ def play_traced_game(setup: Setup, seed: int, **options: Any):
 
     The agents draw from the same streams as in the harness, so this is the
     game the harness plays for a deal seeded ``seed``."""
-    game = games.load(setup.game)
+    game = gamecore.load(setup.game)
     state = game.new_game(seed, trace=True, **game.check_options(options, "game"))
     agents = role_agents(setup, seed)
     while not state.is_over:

@@ -1,7 +1,7 @@
 """The compiled agents and game loop, written once and compiled per game.
 
 ``compiled(kernels)`` returns a module of compiled functions over one game's
-compiled interface (``games.interface``): ``decide`` (a policy, flat Monte
+compiled interface (``gamecore.interface``): ``decide`` (a policy, flat Monte
 Carlo or MCTS, by the agent row's KIND), ``play_games`` (the evaluation
 harness's inner loop) and ``advance_batch`` (games in lockstep for Python
 agents). Each function is a closure over the game's kernel module and over
@@ -48,14 +48,14 @@ import sys
 import types
 from pathlib import Path
 
-import numpy as np
 import numba
+import numpy as np
 
 from agents.ticks import ticks
-from games import _jit_cache
-from games.jit import allocating, kernel
-from games.rng import below, derive_seed, mix64
-from games.row import BUDGET, FINAL, FLAT_MC, KIND, MCTS, ORACLE, PLAYOUT, PPN, PYTHON, C
+from gamecore import _jit_cache
+from gamecore.jit import allocating, kernel
+from gamecore.rng import below, derive_seed, mix64
+from gamecore.row import BUDGET, FINAL, FLAT_MC, KIND, MCTS, ORACLE, PLAYOUT, PPN, PYTHON, C
 
 AGENT_STREAM = 1  # the agents' random stream of a game: derive_seed(deal seed, AGENT_STREAM)
 ROOT = 0
@@ -225,6 +225,11 @@ def _build(game: types.ModuleType) -> types.ModuleType:
             values[p] /= playouts
 
     @allocating
+    def buffers(S):
+        """A search's work arrays: three state-sized (scratch, work, D), the error codes, per-player values."""
+        return np.empty_like(S), np.empty_like(S), np.empty_like(S), np.zeros(4, np.int64), np.zeros(game.N_PLAYERS)
+
+    @allocating
     def prepared_root(S, row, rs, attempts, act, scratch, err):
         """The root of a search (determinized when honest: from here on only the observation matters),
         its candidate keys (``attempts`` samples when too many to enumerate) and their number, the
@@ -245,12 +250,8 @@ def _build(game: types.ModuleType) -> types.ModuleType:
         c = row[C]
         policy = np.int64(row[PLAYOUT])
         searcher = game.to_move(S)
-        scratch = np.empty_like(S)
-        work = np.empty_like(S)
-        D = np.empty_like(S)
-        err = np.zeros(4, np.int64)
+        scratch, work, D, err, values = this.buffers(S)
         ws = game.workspace()
-        values = np.zeros(game.N_PLAYERS)
         root, keys, n_keys = this.prepared_root(S, row, rs, max(64, 2 * iterations), act, scratch, err)
         if n_keys == 1:
             game.key_action(keys[0, 0], keys[0, 1], act)
@@ -312,11 +313,7 @@ def _build(game: types.ModuleType) -> types.ModuleType:
         honest = row[ORACLE] == 0
         policy = np.int64(row[PLAYOUT])
         searcher = game.to_move(S)
-        scratch = np.empty_like(S)
-        work = np.empty_like(S)
-        D = np.empty_like(S)
-        err = np.zeros(4, np.int64)
-        values = np.zeros(game.N_PLAYERS)
+        scratch, work, D, err, values = this.buffers(S)
         root, keys, n = this.prepared_root(S, row, rs, max(64, 2 * budget), act, scratch, err)
         n = min(n, budget)
         per_candidate = budget // n
@@ -410,7 +407,7 @@ def _build(game: types.ModuleType) -> types.ModuleType:
             if active[i]:
                 waiting[i] = this.play_compiled_roles(states[i], rows, rs[i], act, err, scratch, role_ticks, decisions)
 
-    for function in (best_available, untried_action, order_root, leaf_values, prepared_root, mcts_decide,
+    for function in (best_available, untried_action, order_root, leaf_values, buffers, prepared_root, mcts_decide,
                      flat_mc_decide, decide, seed_agents, play_compiled_roles, deal, play_games, advance_batch):
         setattr(this, function.__name__, function)
     return this

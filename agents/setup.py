@@ -44,9 +44,9 @@ from typing import Any
 import numpy as np
 import tomli_w
 
-import games
+import gamecore
 from agents.specs import PYTHON, AgentKind, AgentSpec, SpecError, agent_kinds
-from lotr_sim.game import STAGES  # LOTR's roles, for the modules that name them
+from lotr_sim.game import STAGES as STAGES  # LOTR's roles, for the modules that name them
 
 FORMAT = 1
 COMMON_KEYS = ("format", "game", "setup", "defaults", "metadata")
@@ -83,8 +83,8 @@ class Setup:
     """One AgentSpec per role of a game: ``Setup(planning, questing, travel, defense, attack)`` (LOTR),
     ``Setup(first, second, game="nim")``, or by role name; ``setup.questing`` is a role's agent."""
 
-    def __init__(self, *agents: AgentSpec, game: str = games.DEFAULT_GAME, **by_role: AgentSpec):
-        roles = games.load(game).roles
+    def __init__(self, *agents: AgentSpec, game: str = gamecore.DEFAULT_GAME, **by_role: AgentSpec):
+        roles = gamecore.load(game).roles
         if by_role:
             unknown = set(by_role) - set(roles)
             if unknown or agents:
@@ -101,7 +101,7 @@ class Setup:
         object.__setattr__(self, "game", game)
 
     def __getattr__(self, role: str) -> AgentSpec:
-        roles = games.load(self.__dict__["game"]).roles if "game" in self.__dict__ else ()
+        roles = gamecore.load(self.__dict__["game"]).roles if "game" in self.__dict__ else ()
         if role in roles:
             return self.__dict__["agents"][roles.index(role)]
         raise AttributeError(role)
@@ -120,11 +120,11 @@ class Setup:
 
     @property
     def roles(self) -> tuple[str, ...]:
-        return games.load(self.game).roles
+        return gamecore.load(self.game).roles
 
     def role_of(self, state) -> str:
         """The role that decides ``state``'s pending decision: its seat, or its decision kind."""
-        return self.roles[state.to_move] if games.load(self.game).by_seat else state.decision_kind
+        return self.roles[state.to_move] if gamecore.load(self.game).by_seat else state.decision_kind
 
     def swapped(self) -> Setup:
         """A two-player setup with the seats exchanged (the second mover's agent first)."""
@@ -133,12 +133,12 @@ class Setup:
     # ---- construction -------------------------------------------------------------------------------------------
 
     @classmethod
-    def parse(cls, text: str, game: str = games.DEFAULT_GAME) -> Setup:
+    def parse(cls, text: str, game: str = gamecore.DEFAULT_GAME) -> Setup:
         """The setup of a short form with default parameters: one agent name per role ("A-B" for a
         two-player game; LOTR: "P-Q-T-D-A", or "P-Q-D" with travel and attack random), or one agent
         name for every role."""
         kinds = agent_kinds(game)
-        described = games.load(game)
+        described = gamecore.load(game)
         roles, short = described.roles, described.short_roles
         parts = _split_agents(text, kinds)
         if len(parts) == 1 and parts[0] in kinds:
@@ -156,10 +156,10 @@ class Setup:
         return cls(*[AgentSpec.make(names[role], game=game) for role in roles], game=game)
 
     @classmethod
-    def uniform(cls, agent: str, game: str = games.DEFAULT_GAME) -> Setup:
+    def uniform(cls, agent: str, game: str = gamecore.DEFAULT_GAME) -> Setup:
         """The same agent, with its default parameters, at every role."""
         spec = AgentSpec.make(agent, where="agent", game=game)
-        return cls(*[spec] * len(games.load(game).roles), game=game)
+        return cls(*[spec] * len(gamecore.load(game).roles), game=game)
 
     def with_params(self, assignments: dict[str, Any], where: str = "--set") -> Setup:
         """A copy with parameters changed: "budget" at every role whose agent has it, "questing.budget" at one.
@@ -200,7 +200,7 @@ class Setup:
     @property
     def short_name(self) -> str:
         """Agent names only; LOTR: three parts when travel and attack are random, else five."""
-        described = games.load(self.game)
+        described = gamecore.load(self.game)
         short, default = described.short_roles, described.policies[0]
         others = [spec.agent for role, spec in zip(self.roles, self.agents) if role not in short]
         roles = short if short and all(agent == default for agent in others) else self.roles
@@ -247,9 +247,9 @@ class Setup:
         """The setup a parsed configuration (see the module docstring) describes; ``source`` prefixes
         errors; relative ``weights`` paths are taken from ``folder`` (the file's)."""
         data = _table(data, source)
-        game = data.get("game", games.DEFAULT_GAME)
+        game = data.get("game", gamecore.DEFAULT_GAME)
         try:
-            roles = games.load(game).roles
+            roles = gamecore.load(game).roles
         except SpecError as error:
             raise SpecError(f"{source}: game: {error}") from None
         kinds = agent_kinds(game)
@@ -263,7 +263,7 @@ class Setup:
             raise SpecError(f"{source}: format = {version!r} is not supported; expected {FORMAT}")
         base = data.get("setup")
         if base is None:
-            base = cls.uniform(games.load(game).policies[0], game)
+            base = cls.uniform(gamecore.load(game).policies[0], game)
         elif not isinstance(base, str):
             raise SpecError(f"{source}: setup = {base!r} is invalid; expected a short form such as 'random-mcts-mcts'")
         else:

@@ -3,7 +3,7 @@
 An ``AgentSpec`` is a validated, immutable value (game, agent name and
 parameters with every default filled in). It is what setups, configuration
 files and tuning trials hold; ``row()`` packs it into the float vector the
-compiled game loop reads (``games.row``). The agents of a game are its
+compiled game loop reads (``gamecore.row``). The agents of a game are its
 compiled policies (``Game.policies``), flat Monte Carlo and MCTS (with the
 game's search options) and the Python agents made for it. Parameter names are
 the same everywhere (files, command line, tuning), so trials compare across
@@ -19,9 +19,23 @@ from typing import Any
 
 import numpy as np
 
-import games
-from games.params import Param, SpecError
-from games.row import BUDGET, FINAL, FINAL_RULES, FLAT_MC, GAME_COLUMNS, KIND, MCTS, ORACLE, PLAYOUT, PPN, PYTHON, ROW_WIDTH, C
+import gamecore
+from gamecore.params import Param, SpecError
+from gamecore.row import (
+    BUDGET,
+    FINAL,
+    FINAL_RULES,
+    FLAT_MC,
+    GAME_COLUMNS,
+    KIND,
+    MCTS,
+    ORACLE,
+    PLAYOUT,
+    PPN,
+    PYTHON,
+    ROW_WIDTH,
+    C,
+)
 
 MAX_BUDGET = 100_000
 REDUCTION = "reduction"  # sets every search option named reduction_*
@@ -68,14 +82,14 @@ PYTHON_AGENTS = (
 )
 
 
-def agent_kinds(game_name: str = games.DEFAULT_GAME) -> dict[str, AgentKind]:
+def agent_kinds(game_name: str = gamecore.DEFAULT_GAME) -> dict[str, AgentKind]:
     """The agents of a game: its compiled policies, the searches with its options, its Python agents."""
     return _agent_kinds(game_name)
 
 
 @functools.cache
 def _agent_kinds(game_name: str) -> dict[str, AgentKind]:
-    game = games.load(game_name)
+    game = gamecore.load(game_name)
     playout = Param("playout", str, game.policies[0], choices=game.policies, help="policy of the playouts")
     search = (_BUDGET, _PPN, _C, playout, *game.search_params, _FINAL)
     kinds = [AgentKind(name, code, (), help=f"the compiled {name} policy") for code, name in enumerate(game.policies)]
@@ -92,7 +106,7 @@ def _agent_kinds(game_name: str) -> dict[str, AgentKind]:
 AGENT_KINDS = agent_kinds()  # LOTR's
 
 
-def agent_names(game_name: str = games.DEFAULT_GAME) -> tuple[str, ...]:
+def agent_names(game_name: str = gamecore.DEFAULT_GAME) -> tuple[str, ...]:
     return tuple(agent_kinds(game_name))
 
 
@@ -102,10 +116,10 @@ class AgentSpec:
 
     agent: str
     params: tuple[tuple[str, Any], ...] = ()
-    game: str = games.DEFAULT_GAME
+    game: str = gamecore.DEFAULT_GAME
 
     @classmethod
-    def make(cls, agent: str, where: str = "agent", game: str = games.DEFAULT_GAME, **params: Any) -> AgentSpec:
+    def make(cls, agent: str, where: str = "agent", game: str = gamecore.DEFAULT_GAME, **params: Any) -> AgentSpec:
         """Validate and complete; ``reduction=True/False`` sets every ``reduction_*`` flag.
 
         Raises SpecError (one line naming ``where``, the field and what is valid)."""
@@ -150,9 +164,9 @@ class AgentSpec:
         return f"{self.agent}({', '.join(f'{k}={v:g}' if isinstance(v, float) else f'{k}={v}' for k, v in self.params)})"
 
     def row(self) -> np.ndarray:
-        """The compiled agent row (``games.row``)."""
+        """The compiled agent row (``gamecore.row``)."""
         p = self.as_dict()
-        game = games.load(self.game)
+        game = gamecore.load(self.game)
         row = np.zeros(ROW_WIDTH, np.float64)
         row[KIND] = self.kind.code
         row[BUDGET] = p.get("budget", 0)

@@ -1,6 +1,6 @@
 """A fast, exact, seeded simulator of the simplified Lord of the Rings card game (RULES.md)."""
 
-import games  # noqa: F401  (configures the compiled code's cache before any compiled function is defined)
+import gamecore  # noqa: F401  (configures the compiled code's cache before any compiled function is defined)
 from lotr_sim.actions import Action, Attack, Defend, Plan, Quest, Stage, Travel
 from lotr_sim.cards import CARDS, card_label
 from lotr_sim.errors import IllegalActionError, TooManyActionsError

@@ -23,9 +23,9 @@ determinization, so tree nodes keyed by them share statistics.
 
 import numpy as np
 
-from games.jit import allocating, inline_kernel, kernel
-from games.rng import below
-from games.row import GAME_COLUMNS
+from gamecore.jit import allocating, inline_kernel, kernel
+from gamecore.rng import below
+from gamecore.row import GAME_COLUMNS
 from lotr_sim import layout as L
 from lotr_sim.cards import CARDS, COST, ENEMY_FIRST, LOCATION_FIRST, N_CARDS, WILLPOWER
 from lotr_sim.legal import MAX_OPTIONS, decision_slots, enumerate_legal, product_size

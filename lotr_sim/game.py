@@ -1,4 +1,4 @@
-"""LOTR as a game of the interface (``games``): one player, five decision kinds (the stages)."""
+"""LOTR as a game of the interface (``gamecore``): one player, five decision kinds (the stages)."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ from typing import Any
 
 import numpy as np
 
-from games.interface import Game
-from games.params import Param
+from gamecore.interface import Game
+from gamecore.params import Param
 from lotr_sim import kernels
 from lotr_sim import layout as L
 from lotr_sim.policies import POLICY_NAMES

@@ -3,7 +3,7 @@
 The functions that only forward to the rules are inlined into their callers,
 so the interface costs no call of its own in the game loops.
 
-Every game offers these names in one module (``games.interface`` describes
+Every game offers these names in one module (``gamecore.interface`` describes
 them). LOTR has one player, so its reward is the win; its decision kinds are
 the five stages, and the agent of each stage is chosen by the stage
 (``ROLES_BY_SEAT`` false).
@@ -11,7 +11,7 @@ the five stages, and the agent of each stage is chosen by the stage
 
 import numpy as np
 
-from games.jit import allocating, inline_kernel
+from gamecore.jit import allocating, inline_kernel
 from lotr_sim import candidates
 from lotr_sim import layout as L
 from lotr_sim.candidates import (
@@ -38,6 +38,13 @@ ROLES_BY_SEAT = False
 N_RECORD = 2  # per game: outcome code, final round
 MAX_CANDIDATES = ENUMERATION_LIMIT
 OK = L.OK
+
+__all__ = [  # the compiled interface of gamecore.interface, some of it the search's candidates (lotr_sim.candidates)
+    "ACTION_SIZE", "MAX_CANDIDATES", "N_PLAYERS", "N_RECORD", "N_ROLES", "OK", "ROLES_BY_SEAT", "STATE_SIZE",
+    "action_key", "apply", "canonicalize", "copy", "deal_game", "determinize", "is_candidate", "is_over",
+    "key_action", "key_matches", "playout_action", "record", "reduced_out", "reward", "role", "root_candidates",
+    "sample_candidate", "to_move", "workspace",
+]
 
 
 @inline_kernel

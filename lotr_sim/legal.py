@@ -10,10 +10,10 @@ rejects illegal combinations, which is uniform over the legal set.
 
 import numpy as np
 
+from gamecore.jit import allocating, kernel
+from gamecore.rng import below
 from lotr_sim import layout as L
 from lotr_sim.cards import COST, N_CARDS
-from games.jit import allocating, kernel
-from games.rng import below
 from lotr_sim.rules import LOCATION_BITS, apply_decision, copy_state, heroes, lowest, ready, total_resources
 
 MAX_OPTIONS = 24

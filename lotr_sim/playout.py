@@ -1,7 +1,7 @@
 """Games played to their end by the compiled policies: the playouts of searches and ``GameState.play_out``."""
 
+from gamecore.jit import kernel
 from lotr_sim import layout as L
-from games.jit import kernel
 from lotr_sim.policies import policy_action
 from lotr_sim.rules import apply_action
 

@@ -10,6 +10,8 @@ named for the next. Ties are broken by the lower card id.
 
 import numpy as np
 
+from gamecore.jit import inline_kernel, kernel
+from gamecore.rng import below
 from lotr_sim import layout as L
 from lotr_sim.cards import (
     ATTACK,
@@ -21,8 +23,6 @@ from lotr_sim.cards import (
     WANDERING_TOOK_IDS,
     WILLPOWER,
 )
-from games.jit import inline_kernel, kernel
-from games.rng import below
 from lotr_sim.rules import (
     GANDALF_BITS,
     LOCATION_BITS,

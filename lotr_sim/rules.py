@@ -13,6 +13,8 @@ lowest set bit first, so cards are visited in id order.
 
 import numpy as np
 
+from gamecore.jit import allocating, inline_kernel, kernel
+from gamecore.rng import below, mix64
 from lotr_sim import layout as L
 from lotr_sim.cards import (
     ALLY,
@@ -37,8 +39,6 @@ from lotr_sim.cards import (
     THREAT,
     WILLPOWER,
 )
-from games.jit import allocating, inline_kernel, kernel
-from games.rng import below, mix64
 
 HERO_BITS = (1 << ALLY_FIRST) - 1
 CHARACTER_BITS = (1 << ENEMY_FIRST) - 1

@@ -7,14 +7,13 @@ import pytest
 from conftest import run_cli
 
 from agents.agent import Agent
-from agents.search import compiled
-from lotr_sim import kernels
 from agents.evaluation import evaluate_setup
 from agents.interruption import Interrupted
 from agents.play import play_traced_game, role_agents
+from agents.search import compiled
 from agents.setup import Setup
 from agents.specs import AgentSpec
-from lotr_sim import GameState
+from lotr_sim import GameState, kernels
 from lotr_sim.cards import N_CARDS
 
 SMALL = {
@@ -86,7 +85,7 @@ def test_python_play_is_the_harness_game(short):
     """``lotr play`` (Python interface, checked actions) plays the harness's game for that deal."""
     setup = Setup.parse(short).with_params({"budget": 40, "ppn": 8} if "mcts" in short else {})
     result = evaluate_setup(setup, "medium", games=6, seed=3)
-    from games.rng import derive_seed
+    from gamecore.rng import derive_seed
 
     for i in range(6):
         game = play_traced_game(setup, int(derive_seed(np.uint64(3), np.uint64(i))), difficulty="medium")

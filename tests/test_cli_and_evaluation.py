@@ -7,7 +7,7 @@ import pytest
 from conftest import run_cli
 
 from agents.evaluation import evaluate_setup
-from games.stats import normal_half_width, wilson_interval
+from gamecore.stats import normal_half_width, wilson_interval
 
 
 @pytest.mark.parametrize(

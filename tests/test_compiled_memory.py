@@ -1,6 +1,6 @@
 """Compiled play frees every array it allocates.
 
-The compiled core's kernels run without reference counting (``games.jit``);
+The compiled core's kernels run without reference counting (``gamecore.jit``);
 a kernel that received an array from an allocating call would never free it.
 Numba's allocation counters (``NUMBA_NRT_STATS=1``, in a fresh process) must
 show as many frees as allocations over games of every agent kind and every

@@ -333,7 +333,7 @@ def test_numba_cache_folder_is_keyed_by_every_source_file(tmp_path):
 
     import lotr_sim.rules
     from agents.search import compiled
-    from games import _jit_cache as cache
+    from gamecore import _jit_cache as cache
     from lotr_sim import kernels
 
     folder = f"numba-{cache._sources_digest(cache.compiled_packages())}"
@@ -344,7 +344,7 @@ def test_numba_cache_folder_is_keyed_by_every_source_file(tmp_path):
         copies.append(tmp_path / package.name)
         shutil.copytree(package, copies[-1], ignore=shutil.ignore_patterns("__pycache__"))
     digest = cache._sources_digest(tuple(copies))
-    for edited in (tmp_path / "lotr_sim" / "layout.py", tmp_path / "agents" / "search.py", tmp_path / "games" / "rng.py"):
+    for edited in (tmp_path / "lotr_sim" / "layout.py", tmp_path / "agents" / "search.py", tmp_path / "gamecore" / "rng.py"):
         edited.write_text(edited.read_text() + "\n# edited\n")
         assert cache._sources_digest(tuple(copies)) != digest
         digest = cache._sources_digest(tuple(copies))

@@ -219,7 +219,7 @@ def test_an_off_the_shelf_algorithm_trains_on_the_environment():
 def test_lotr_play_with_a_trained_agent_is_the_harness_game(tmp_path):
     """The Python interface (``Agent``, checked actions) plays the harness's game for the same deal."""
     from agents.play import play_traced_game
-    from games.rng import derive_seed
+    from gamecore.rng import derive_seed
 
     train("rl-rl-random", "medium", episodes=100, seed=2, envs=8, out=tmp_path, window=50)
     setup = Setup.load(tmp_path / "agent.toml").with_params({"policy": "sample"})

@@ -10,7 +10,7 @@ import numpy as np
 import optuna
 import pytest
 
-import games
+import gamecore
 from agents.agent import Agent
 from agents.evaluation import evaluate_setup
 from agents.setup import Setup
@@ -27,18 +27,18 @@ def winning_take(pile: int, max_take: int = 3) -> int:
 
 
 def test_a_game_package_is_found_by_its_name():
-    assert {"lotr", "nim"} <= set(games.names())
-    nim = games.load("nim")
+    assert {"lotr", "nim"} <= set(gamecore.names())
+    nim = gamecore.load("nim")
     assert nim.roles == ("first", "second") and nim.by_seat and nim.n_players == 2
     assert agent_names("nim") == ("random", "optimal", "flat-mc", "mcts", "oracle-mcts")  # no LOTR-only rl
     with pytest.raises(SpecError, match=r"^unknown game 'chess'; valid: .*lotr.*nim"):
-        games.load("chess")
+        gamecore.load("chess")
     with pytest.raises(SpecError, match="nim has no option 'difficulty'; its options: pile, max_take"):
         nim.check_options({"difficulty": "hard"})
 
 
 def test_the_python_state_interface():
-    state = games.load("nim").new_game(5, pile=6)
+    state = gamecore.load("nim").new_game(5, pile=6)
     assert (state.to_move, state.decision_kind, state.legal_actions()) == (0, "take", [1, 2, 3])
     copy = state.clone()
     state.apply(2)
@@ -57,7 +57,7 @@ def test_search_with_a_large_budget_plays_the_known_optimum(agent, piles):
     """MCTS converges to the minimax move; flat Monte Carlo (random playouts, no tree) only where the
     playouts' values rank the moves as minimax does, on small piles."""
     spec = AgentSpec.make(agent, game="nim", budget=5000, **({"ppn": 1} if agent == "mcts" else {}))
-    nim = games.load("nim")
+    nim = gamecore.load("nim")
     for pile in piles:
         if winning_take(pile):
             assert Agent(spec, seed=pile).act(nim.new_game(0, pile=pile)) == winning_take(pile), f"pile {pile}"

@@ -6,10 +6,9 @@ import json
 import math
 
 import numpy as np
-
-import games
 import pytest
 
+import gamecore
 from agents import specs
 from agents.setup import STAGES, Setup, parse_assignment
 from agents.specs import AgentSpec, SpecError
@@ -187,7 +186,7 @@ def test_rows():
     )
     rows = setup.rows()
     assert rows.shape == (5, specs.ROW_WIDTH) and rows.dtype == np.float64
-    policy = games.load("lotr").policies.index
+    policy = gamecore.load("lotr").policies.index
     assert list(rows[:, specs.KIND]) == [policy("expert"), specs.MCTS, policy("random"), specs.FLAT_MC, specs.MCTS]
     assert list(rows[:, specs.BUDGET]) == [0, 40, 0, 200, 200]
     assert rows[1, specs.PPN] == 40  # ppn clamped to the budget

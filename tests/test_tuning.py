@@ -21,7 +21,6 @@ from tuning.orchestrator import open_study, run_study
 from tuning.storage import storage_for
 from tuning.study_file import load_study, parse_study
 
-
 MCTS_STUDY = """
 name = "{name}"
 difficulty = "hard"

@@ -33,14 +33,14 @@ class AgentModel(mlflow.pyfunc.PythonModel):
         self.setup = Setup.load(context.artifacts["config"])
 
     def predict(self, context, model_input, params=None) -> list[dict]:
-        import games
+        import gamecore
         from agents.agent import Agent
 
         if "state" not in getattr(model_input, "columns", ()):
             raise ValueError("input has no column 'state'; give a frame with a column state of the game states' "
                              "to_json() strings")
         seed = int((params or {}).get("seed", 0))
-        game = games.load(self.setup.game)
+        game = gamecore.load(self.setup.game)
         actions = []
         for text in model_input["state"]:
             state = game.state_from_json(text)
@@ -70,11 +70,11 @@ def register_agent(tracking_uri: str, run_id: str, name: str, config: Path, desc
     logging.getLogger("mlflow").setLevel(logging.ERROR)  # nor its notice on pickling the model
     import pandas as pd
 
-    import games
+    import gamecore
     from agents.setup import Setup
 
     setup = Setup.load(config)
-    game = games.load(setup.game)
+    game = gamecore.load(setup.game)
     metadata = Setup.read_mapping(config).get("metadata", {})
     options = metadata.get("options") or {k: metadata[k] for k in ("difficulty",) if k in metadata}
     artifacts = {"config": str(config)} | {w.name: str(w) for w in setup.weights_files}

@@ -8,12 +8,12 @@ import os
 import sys
 from pathlib import Path
 
-import games
+import gamecore
 from agents.evaluation import SEATS
 from agents.executors import EXECUTORS
 from agents.interruption import Interrupted, stop_signals
 from agents.specs import RL_ALGORITHMS, SpecError, agent_names
-from games import DEFAULT_GAME
+from gamecore import DEFAULT_GAME
 from lotr_sim.layout import DIFFICULTIES
 
 
@@ -155,7 +155,7 @@ def _setup(parser: argparse.ArgumentParser, args):
     if args.policy and (args.setup or args.config):
         parser.error("give --policy alone, or --setup and/or --config")
     try:
-        game = games.load(args.game or DEFAULT_GAME)
+        game = gamecore.load(args.game or DEFAULT_GAME)
         if args.config:
             data = Setup.read_mapping(args.config)
             if args.setup:
@@ -192,7 +192,7 @@ def _options(parser: argparse.ArgumentParser, args, setup) -> dict:
             options["difficulty"] = args.difficulty
         if args.full_scenario:
             options["full_scenario"] = True
-        return games.load(setup.game).check_options(options, "--option")
+        return gamecore.load(setup.game).check_options(options, "--option")
     except SpecError as error:
         parser.error(str(error))
 

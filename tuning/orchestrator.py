@@ -41,17 +41,27 @@ import numpy as np
 import optuna
 from optuna.trial import TrialState
 
-import games
+import gamecore
 from agents.evaluation import evaluate_setup
 from agents.interruption import Interrupted, deferred, die_with_parent, raise_held, stop_processes, stop_signals
 from agents.specs import SpecError
-from games.rng import derive_seed
-from games.stats import wilson_interval
+from gamecore.rng import derive_seed
+from gamecore.stats import wilson_interval
 from tuning.objective import objective_values, run_trial
 from tuning.selection import describe_choice, export, finish, is_finished
 from tuning.storage import (
-    COUNTED, Heartbeat, check_storage, driver_identity, driver_lock, fail_stale, has_heartbeats, local_store, retry,
-    set_driver, storage_for, storage_object,
+    COUNTED,
+    Heartbeat,
+    check_storage,
+    driver_identity,
+    driver_lock,
+    fail_stale,
+    has_heartbeats,
+    local_store,
+    retry,
+    set_driver,
+    storage_for,
+    storage_object,
 )
 from tuning.strategies import OUTCOMES, PRUNERS, SAMPLERS, unpack_outcomes
 from tuning.study_file import CONTEXT, StudySpec, load_study
@@ -364,7 +374,7 @@ def _discarded(tracker: Tracker, run: str | None, trial: optuna.Trial) -> None:
 
 def game_metrics(evaluation) -> dict[str, float]:
     """The metrics the evaluation's game names (LOTR's loss causes), its draws and each seat's win rate."""
-    named = games.load(evaluation.game).metric_names
+    named = gamecore.load(evaluation.game).metric_names
     metrics = {name: float(evaluation.metrics[name]) for name in named}
     if evaluation.seats:
         metrics["draws"] = float(evaluation.draws)

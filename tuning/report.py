@@ -28,8 +28,8 @@ from optuna.trial import TrialState
 from agents.setup import Setup
 from agents.specs import SpecError
 from lotr_sim.layout import DIFFICULTIES
-from tuning.storage import local_store, storage_for, storage_object
 from tuning.published import PUBLISHED, RULES_RANDOM, Published
+from tuning.storage import local_store, storage_for, storage_object
 from tuning.study_file import StudySpec, load_study
 from tuning.tracking import code_version
 

@@ -95,7 +95,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import games
+import gamecore
 from agents.setup import Setup
 from agents.specs import SpecError
 from tuning.space import Domain
@@ -161,7 +161,7 @@ class StudySpec:
     source: str = "study"
     fixed: tuple[tuple[str, Any], ...] = ()
     liveness: Liveness = Liveness()
-    game: str = games.DEFAULT_GAME
+    game: str = gamecore.DEFAULT_GAME
     options: tuple[tuple[str, Any], ...] = ()  # the game's options but the difficulty
     report: dict = field(default_factory=dict, compare=False)  # its [report] table
 
@@ -293,7 +293,7 @@ def parse_study(data: dict, source: str = "study") -> StudySpec:
         raise SpecError(f"{source}: space is empty; declare at least one searched parameter")
     space = tuple(Domain.parse(name, value, f"{source}: space.{name}") for name, value in _flatten(space_table, domains=True).items())
     try:
-        game = games.load(data.get("game", games.DEFAULT_GAME))
+        game = gamecore.load(data.get("game", gamecore.DEFAULT_GAME))
     except SpecError as error:
         raise SpecError(f"{source}: game: {error}") from None
     has_difficulty = any(p.name == "difficulty" for p in game.options)

@@ -22,9 +22,9 @@ hitpoints left. Every decoder's result is legal by construction.
 
 import numpy as np
 
+from gamecore.jit import allocating, kernel
 from lotr_sim import layout as L
 from lotr_sim.cards import ATTACK, COST, DEFENSE, HITPOINTS, N_CARDS, WILLPOWER
-from games.jit import allocating, kernel
 from lotr_sim.policies import resolve_defense, strongest
 from lotr_sim.rules import lowest, ready, staging_threat, total_resources
 

@@ -13,9 +13,9 @@ Each is a float vector of card indicators followed by one integer feature:
 They read the visible state only.
 """
 
+from gamecore.jit import kernel
 from lotr_sim import layout as L
 from lotr_sim.cards import ALLY_FIRST, ENEMY_FIRST, LOCATION_FIRST, N_CARDS
-from games.jit import kernel
 from lotr_sim.rules import ENEMY_BITS, LOCATION_BITS, lowest, ready, staging_threat, total_resources
 
 N_ALLIES = ENEMY_FIRST - ALLY_FIRST

@@ -33,7 +33,7 @@ from agents.rl import RL_STAGES, make_learner
 from agents.rl.common import GAMMA
 from agents.setup import STAGES, Setup
 from agents.specs import SpecError
-from games.rng import derive_seed
+from gamecore.rng import derive_seed
 from lotr_sim.state import parse_difficulty
 
 TRAINING_OFFSET = 2**62

@@ -7,8 +7,8 @@ from typing import Any
 
 import numpy as np
 
-from games.interface import Game
-from games.params import Param, SpecError
+from gamecore.interface import Game
+from gamecore.params import Param, SpecError
 from nim_sim import kernels as K
 
 

@@ -1,9 +1,9 @@
-"""Nim's compiled interface (``games.interface``)."""
+"""Nim's compiled interface (``gamecore.interface``)."""
 
 import numpy as np
 
-from games.jit import allocating, kernel
-from games.rng import below, mix64
+from gamecore.jit import allocating, kernel
+from gamecore.rng import below, mix64
 
 PILE, TO_MOVE, WINNER, MOVES, MAX_TAKE = range(5)
 STATE_SIZE = 5

@@ -11,13 +11,13 @@ import importlib
 import importlib.util
 import pkgutil
 
-from games import _jit_cache
+from gamecore import _jit_cache
 
 _jit_cache.configure()  # before any compiled function is defined
 
 
-from games.interface import Game  # noqa: E402
-from games.params import SpecError  # noqa: E402
+from gamecore.interface import Game  # noqa: E402
+from gamecore.params import SpecError  # noqa: E402
 
 DEFAULT_GAME = "lotr"
 _REGISTERED: dict[str, Game] = {}

@@ -6,7 +6,7 @@ edit to ``rules.py`` or ``layout.py``, the cached machine code of
 ``policies.py`` would silently run the old rules. Pointing the cache at a
 folder named by the hash of every compiled source (this package, the agents
 and every game package beside them) makes any edit recompile everything.
-``configure`` runs when ``games`` is imported, before any compiled function
+``configure`` runs when ``gamecore`` is imported, before any compiled function
 is defined. The search compiled for a game defined elsewhere (a test's game)
 adds that game's file to the digest (``folder_for``).
 """
@@ -23,9 +23,9 @@ GAME_PACKAGE_SUFFIX = "_sim"
 
 
 def compiled_packages() -> tuple[Path, ...]:
-    """The folders whose sources are compiled together: ``games``, ``agents`` and every ``*_sim`` game."""
+    """The folders whose sources are compiled together: ``gamecore``, ``agents`` and every ``*_sim`` game."""
     games = sorted(p for p in _ROOT.glob(f"*{GAME_PACKAGE_SUFFIX}") if (p / "__init__.py").is_file())
-    return (_ROOT / "games", _ROOT / "agents", *games)
+    return (_ROOT / "gamecore", _ROOT / "agents", *games)
 
 
 def _sources_digest(sources: tuple[Path, ...]) -> str:
@@ -41,7 +41,7 @@ def _sources_digest(sources: tuple[Path, ...]) -> str:
 def _writable_base() -> Path:
     if os.environ.get("NUMBA_CACHE_DIR"):
         return Path(os.environ["NUMBA_CACHE_DIR"])
-    for base in (_ROOT / "games" / "__pycache__", Path.home() / ".cache" / "lotr_sim", Path(tempfile.gettempdir()) / "lotr_sim"):
+    for base in (_ROOT / "gamecore" / "__pycache__", Path.home() / ".cache" / "lotr_sim", Path(tempfile.gettempdir()) / "lotr_sim"):
         try:
             base.mkdir(parents=True, exist_ok=True)
         except OSError:

@@ -41,7 +41,7 @@ from typing import Any
 
 import numpy as np
 
-from games.params import Param, SpecError
+from gamecore.params import Param, SpecError
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,7 @@ agent's random stream is an explicit value, identical on every machine.
 
 import numpy as np
 
-from games.jit import inline_kernel, kernel
+from gamecore.jit import inline_kernel, kernel
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _MIX1 = np.uint64(0xBF58476D1CE4E5B9)

@@ -3,6 +3,9 @@
 import numpy as np
 from conftest import make_state
 
+from agents.specs import AgentSpec
+from lotr_sim import Defend, Plan, Quest
+from lotr_sim.actions import encode
 from lotr_sim.candidates import (
     ENUMERATION_LIMIT,
     action_key,
@@ -11,9 +14,6 @@ from lotr_sim.candidates import (
     reduced_out,
     root_candidates,
 )
-from agents.specs import AgentSpec
-from lotr_sim import Defend, Plan, Quest
-from lotr_sim.actions import encode
 from lotr_sim.cards import N_CARDS
 
 WITH_REDUCTION = AgentSpec.make("mcts").row()
