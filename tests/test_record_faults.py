@@ -58,24 +58,24 @@ class Lotr:
     def __init__(self, folder, *args):
         env = {k: v for k, v in os.environ.items() if k != "MLFLOW_TRACKING_URI"} | {"PYTHONPATH": REPO}
         self.process = subprocess.Popen([sys.executable, "-m", "tuning.cli", *map(str, args)], cwd=folder, env=env,
-                                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                        start_new_session=True)
+                                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
         self.pid, self.outs, self.errs = self.process.pid, [], []
-        self.readers = [threading.Thread(target=lambda f=f, into=into: into.extend(iter(lambda: f.read(64), "")))
+        # os.read returns what the pipe holds at once (a file's read(n) would wait for n characters, one line late)
+        self.readers = [threading.Thread(target=lambda fd=f.fileno(), into=into: into.extend(iter(lambda: os.read(fd, 4096), b"")))
                         for f, into in ((self.process.stdout, self.outs), (self.process.stderr, self.errs))]
         for reader in self.readers:
             reader.start()
 
     @property
     def err(self) -> str:
-        return "".join(self.errs)
+        return b"".join(self.errs).decode(errors="replace")
 
     def finish(self, timeout: float) -> tuple[int, str, str]:
         """Wait for the end: (exit code, stdout, stderr)."""
         self.process.wait(timeout=timeout)
         for reader in self.readers:
             reader.join()
-        return self.process.returncode, "".join(self.outs), self.err
+        return self.process.returncode, b"".join(self.outs).decode(errors="replace"), self.err
 
     def kill(self) -> None:
         self.process.kill()
@@ -169,7 +169,8 @@ def test_an_interrupted_validation_exports_nothing_and_resumes_where_it_stopped(
     wait_for(lambda: (in_tmp / "f.db").is_file() and
              sum(t.state == TrialState.COMPLETE for t in trials_of(f"sqlite:///{in_tmp}/f.db", "f")) == 2,
              180, "the trials to finish", run)
-    time.sleep(2)  # into the validation games
+    wait_for(lambda: "validation 1/2: trial" in run.err, 120, "the validation to start", run)
+    time.sleep(0.3)  # into the first candidate's 20,000 validation games
     os.killpg(run.pid, signal.SIGINT)
     code, _, err = run.finish(30)
     assert code == 130, err
