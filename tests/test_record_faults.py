@@ -51,6 +51,11 @@ def write_study(folder, name="f", budget=200, games=300, trials=6, validation=10
     return path
 
 
+def _read_all(fd: int, into: list) -> None:
+    """Append what the pipe ``fd`` holds as it comes, to its end."""
+    into.extend(iter(lambda: os.read(fd, 4096), b""))
+
+
 class Lotr:
     """``lotr *args`` run in ``folder`` in its own process group (as a terminal job); its stderr is read as it
     comes (``err``), so that a test can wait for a line."""
@@ -61,7 +66,7 @@ class Lotr:
                                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
         self.pid, self.outs, self.errs = self.process.pid, [], []
         # os.read returns what the pipe holds at once (a file's read(n) would wait for n characters, one line late)
-        self.readers = [threading.Thread(target=lambda fd=f.fileno(), into=into: into.extend(iter(lambda: os.read(fd, 4096), b"")))
+        self.readers = [threading.Thread(target=_read_all, args=(f.fileno(), into))
                         for f, into in ((self.process.stdout, self.outs), (self.process.stderr, self.errs))]
         for reader in self.readers:
             reader.start()
