@@ -107,7 +107,8 @@ class Evaluation:
             lines.append("ORACLE: the search sees hidden information; an upper bound, not an honest agent")
         where = ", ".join(f"{k} {v}" for k, v in self.options.items() if not isinstance(v, bool) or v)
         lines += [
-            f"setup {self.setup} on {self.game}{f' ({where})' if where else ''}: {self.games} games from seed {self.seed}"
+            f"setup {self.setup} on {self.game}{f' ({where})' if where else ''}: "
+            f"{self.games} games from seed {self.seed}"
             + (" (interrupted)" if self.interrupted else ""),
             f"win rate {100 * self.win_rate:.2f}% (95% Wilson interval {100 * low:.2f}-{100 * high:.2f}; "
             f"normal +-{100 * self.normal_95_half_width:.2f})" + (f", draws {self.draws}" if self.draws else ""),
@@ -121,7 +122,8 @@ class Evaluation:
             )
         lines += gamecore.load(self.game).describe(self.metrics, self.games)
         lines += [
-            f"time per game: mean {1000 * self.mean_seconds_per_game:.3f} ms, p95 {1000 * self.p95_seconds_per_game:.3f} ms;"
+            f"time per game: mean {1000 * self.mean_seconds_per_game:.3f} ms, "
+            f"p95 {1000 * self.p95_seconds_per_game:.3f} ms;"
             f" {self.games_per_second:,.0f} games/s ({self.workers} worker{'s' if self.workers > 1 else ''},"
             f" {self.seconds:.2f} s)",
             "ms per decision: "
@@ -173,9 +175,8 @@ def play_side(setup: Setup, options: dict, player: int, seed: int, first: int, c
     role_ticks = np.zeros(n_roles, np.int64)
     decisions = np.zeros(n_roles, np.int64)
     wall, start = time.perf_counter(), now_ticks()
-    compiled(kernels).play_games(
-        game.option_codes(options), setup.rows(), np.uint64(seed), first, records, rewards, game_ticks, role_ticks, decisions
-    )
+    compiled(kernels).play_games(game.option_codes(options), setup.rows(), np.uint64(seed), first, records, rewards,
+                                 game_ticks, role_ticks, decisions)
     elapsed, span = time.perf_counter() - wall, now_ticks() - start
     if span > 0:
         seconds_per_tick = elapsed / span
@@ -340,12 +341,14 @@ def _summarise(setup, options, seats, seed, workers, interrupted, seconds, resul
         [np.concatenate([chunk[i] for chunk in by_side(k)]) if firsts else empty for i in range(len(names))]
         for k, empty in ((0, np.empty(0)), (1, np.empty((0, game.kernels.N_RECORD), np.int64)), (2, np.empty(0)))
     )
-    ids = np.concatenate([np.arange(f, f + results[f][2].size // len(names)) for f in firsts]) if firsts else np.empty(0, np.int64)
-    all_rewards, all_records, all_seconds = np.concatenate(rewards), np.concatenate(records), np.concatenate(game_seconds)
+    per_side = [np.arange(f, f + results[f][2].size // len(names)) for f in firsts]
+    ids = np.concatenate(per_side or [np.empty(0, np.int64)])
+    all_rewards, all_records, all_seconds = (np.concatenate(part) for part in (rewards, records, game_seconds))
     role_seconds = sum((results[f][3] for f in firsts), np.zeros(len(setup.roles)))
     decisions = sum((results[f][4] for f in firsts), np.zeros(len(setup.roles), np.int64))
     seat_counts = {
-        name: {"wins": int(np.sum(r == 1.0)), "draws": int(np.sum(r == 0.5)), "losses": int(np.sum(r == 0.0)), "games": int(r.size)}
+        name: {"wins": int(np.sum(r == 1.0)), "draws": int(np.sum(r == 0.5)), "losses": int(np.sum(r == 0.0)),
+               "games": int(r.size)}
         for name, r in zip(names, rewards) if name
     }
     return Evaluation(

@@ -12,7 +12,7 @@ import gamecore
 from agents.evaluation import SEATS
 from agents.executors import EXECUTORS
 from agents.interruption import Interrupted, stop_signals
-from agents.specs import RL_ALGORITHMS, SpecError, agent_names
+from agents.specs import RL_ALGORITHMS, AgentSpec, SpecError, agent_names
 from gamecore import DEFAULT_GAME
 from lotr_sim.layout import DIFFICULTIES
 
@@ -62,6 +62,7 @@ def _add_setup_arguments(command: argparse.ArgumentParser) -> None:
         "random-mcts-mcts; a two-player game: the evaluated agent then its opponent, e.g. mcts-random",
     )
     command.add_argument("--policy", help="the same agent in every role, e.g. " + ", ".join(agent_names()))
+    command.add_argument("--opponent", help="two-player games: the second seat's agent (the setup's is the first's)")
     command.add_argument("--config", help="an agent configuration file (TOML or JSON), e.g. an exported best.toml")
     command.add_argument(
         "--set",
@@ -169,6 +170,10 @@ def _setup(parser: argparse.ArgumentParser, args):
             raise SpecError(f"--policy: unknown policy {args.policy!r}; valid: {', '.join(agent_names(game.name))}")
         else:
             setup = Setup.uniform(args.policy or game.policies[0], game.name)
+        if args.opponent:
+            if not gamecore.load(setup.game).by_seat:
+                raise SpecError(f"--opponent: {setup.game} has no seats; its roles are {', '.join(setup.roles)}")
+            setup = Setup(setup.agents[0], AgentSpec.make(args.opponent, "--opponent", setup.game), game=setup.game)
         setup = setup.with_params(dict(parse_assignment(text) for text in args.set))
     except SpecError as error:
         parser.error(str(error))

@@ -197,7 +197,8 @@ def published_column(p: Published, name: str):
 
 
 def published_field(p: Published, name: str):
-    return getattr(p, name) if name in ("source", "experiment", "label", "difficulty", "win_rate", "games") else p.params.get(name)
+    fields = ("source", "experiment", "label", "difficulty", "win_rate", "games")
+    return getattr(p, name) if name in fields else p.params.get(name)
 
 
 def sections(runs: dict[str, StudyRun]) -> list[Section]:
@@ -395,7 +396,8 @@ def _draw_section(section: Section, trials: list[Measured]) -> Callable:
         _lines(axes, trials, x, lambda m: ", ".join(f"{name} {_cell(column_of(m, name))}" for name in lines) or "ours")
         if figure.get("published"):
             rows = sorted((published_column(p, x), p.win_rate) for p in PUBLISHED if section.compares(p))
-            axes.plot(*zip(*rows), "k--", marker="s", label=f"published ({section.title.rpartition('(')[2].rstrip(')')})")
+            source = section.title.rpartition("(")[2].rstrip(")")
+            axes.plot(*zip(*rows), "k--", marker="s", label=f"published ({source})")
         axes.set(xscale="log" if figure.get("log") else "linear", xlabel=figure.get("xlabel", x),
                  ylabel="win rate %", title=figure.get("title", section.title))
 

@@ -1,0 +1,167 @@
+"""Love Letter as a game of the interface (``gamecore``): two seats, the Python state over the compiled rules."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from gamecore.interface import Game
+from gamecore.params import SpecError
+from loveletter_sim import kernels as K
+
+CARD_NAMES = ("", "Guard", "Priest", "Baron", "Maid", "Prince", "King", "Countess", "Princess")
+TARGETS = ("opponent", "self")
+REASONS = {
+    K.ERR_NOT_IN_HAND: "the card is not in the hand",
+    K.ERR_COUNTESS: "the Countess must be played with the Prince or the King",
+    K.ERR_TARGET: "the target must be the opponent (only the Prince may target oneself; a protected opponent "
+                  "leaves the Prince only oneself)",
+    K.ERR_GUESS: "a Guard against an unprotected opponent names a card 2-8; other plays name none",
+    K.ERR_OVER: "the game is over",
+}
+
+
+class IllegalActionError(SpecError):
+    """An action the rules do not allow here; the message says why."""
+
+
+@dataclass(frozen=True)
+class Play:
+    """Play ``card`` (1-8); the Prince's ``target`` (opponent or self); the Guard's ``guess`` (2-8)."""
+
+    card: int
+    target: str = "opponent"
+    guess: int = 0
+
+    def vector(self) -> np.ndarray:
+        if self.target not in TARGETS:
+            raise IllegalActionError(f"target {self.target!r} is invalid; expected one of {', '.join(TARGETS)}")
+        return np.array([self.card, TARGETS.index(self.target), self.guess], np.int64)
+
+    def __str__(self) -> str:
+        text = f"{CARD_NAMES[self.card] if 0 < self.card < 9 else self.card}"
+        if self.guess:
+            text += f" naming {CARD_NAMES[self.guess]}"
+        return text + (" on himself" if self.target == "self" else "")
+
+
+class LoveLetterState:
+    """A two-player game of classic Love Letter (``docs/loveletter-rules.md``)."""
+
+    def __init__(self, seed: int = 0, trace: bool = False):
+        self._s = np.empty(K.STATE_SIZE, np.int64)
+        K.deal_game(self._s, np.uint64(seed), np.zeros(0, np.int64))
+        self._trace = [] if trace else None
+
+    @property
+    def is_over(self) -> bool:
+        return bool(K.is_over(self._s))
+
+    @property
+    def to_move(self) -> int | None:
+        return None if self.is_over else int(self._s[K.TO_MOVE])
+
+    @property
+    def decision_kind(self) -> str | None:
+        return None if self.is_over else "play"
+
+    def hand(self, player: int) -> list[int]:
+        return sorted(int(c) for c in self._s[K.HAND + 2 * player: K.HAND + 2 * player + 2] if c)
+
+    def legal_actions(self) -> list[Play]:
+        if self.is_over:
+            return []
+        acts = np.empty((K.MAX_CANDIDATES, K.ACTION_SIZE), np.int64)
+        n = K.options(self._s, acts)
+        return [Play(int(a[0]), TARGETS[int(a[1])], int(a[2])) for a in acts[:n]]
+
+    def apply(self, action: Play) -> None:
+        """Play ``action``; IllegalActionError saying why when the rules forbid it."""
+        vector = action.vector()
+        code = K.check(self._s, vector)
+        if code != K.OK:
+            raise IllegalActionError(f"{action} is illegal: {REASONS[int(code)]}; hand {self.hand(self.to_move or 0)}")
+        if self._trace is not None:
+            self._trace.append(f"turn {int(self._s[K.TURNS]) + 1}: player {self.to_move} {self.hand(self.to_move)} "
+                               f"plays {action}")
+        K.apply(self._s, vector, np.zeros(4, np.int64))
+
+    def returns(self) -> list[float]:
+        return [float(K.reward(self._s, p)) for p in range(K.N_PLAYERS)]
+
+    def observation(self, player: int) -> dict[str, Any]:
+        """What ``player`` sees: his hand, every card played or discarded, the protections, and what he knows
+        of the other's card; never the other's card otherwise, the set-aside card or the deck order."""
+        s = self._s
+        return {
+            "player": player, "to_move": self.to_move, "hand": self.hand(player),
+            "seen": [int(s[K.SEEN + v]) for v in range(1, 9)],
+            "discarded": [int(s[K.DISCARDED]), int(s[K.DISCARDED + 1])],
+            "protected": [bool(s[K.PROTECTED]), bool(s[K.PROTECTED + 1])],
+            "known": int(s[K.KNOWN + player]),
+            "ruled_out": [v for v in range(2, 9) if (int(s[K.NOT_HELD + player]) >> v) & 1],
+            "deck": int(K.N_CARDS - s[K.TOP]), "aside_taken": bool(s[K.ASIDE_TAKEN]), "turns": int(s[K.TURNS]),
+            "winner": int(s[K.WINNER]),
+        }
+
+    def clone(self) -> LoveLetterState:
+        copy = LoveLetterState.__new__(LoveLetterState)
+        copy._s, copy._trace = self._s.copy(), None if self._trace is None else list(self._trace)
+        return copy
+
+    def determinize(self, player: int, rng: np.random.Generator | int = 0) -> LoveLetterState:
+        """A copy whose hidden cards are re-drawn from what ``player`` sees (``kernels.determinize``)."""
+        seed = rng if isinstance(rng, int) else int(rng.integers(2**63))
+        copy = self.clone()
+        K.determinize(copy._s, player, np.array([np.uint64(seed)], np.uint64))
+        return copy
+
+    def core_state(self) -> np.ndarray:
+        return self._s.copy()
+
+    def action_from_vector(self, act: np.ndarray) -> Play:
+        return Play(int(act[0]), TARGETS[int(act[1])], int(act[2]))
+
+    def to_json(self) -> str:
+        return json.dumps({"state": self._s.tolist()})
+
+    @classmethod
+    def from_json(cls, text: str) -> LoveLetterState:
+        """The state of ``to_json`` text; SpecError (one line) for anything else."""
+        try:
+            array = np.array(json.loads(text)["state"], np.int64)
+        except (ValueError, KeyError, TypeError) as error:
+            raise SpecError(f"not a Love Letter state: {error}") from None
+        if array.shape != (K.STATE_SIZE,):
+            raise SpecError(f"not a Love Letter state: expected {K.STATE_SIZE} integers, got {array.size}")
+        state = cls.__new__(cls)
+        state._s, state._trace = array, None
+        return state
+
+    def trace_text(self) -> str:
+        winner = int(self._s[K.WINNER])
+        end = "a draw" if winner == K.DRAW else f"player {winner} wins"
+        return "\n".join([*(self._trace or []), f"{end}; hands {self.hand(0)} and {self.hand(1)}"])
+
+
+def summarise(records: np.ndarray) -> dict[str, Any]:
+    return {"mean_turns": float(records[:, 1].mean()) if len(records) else 0.0}
+
+
+GAME = Game(
+    name="loveletter",
+    kernels=K,
+    roles=("first", "second"),
+    policies=("random", "strategic"),
+    options=(),
+    option_codes=lambda options: np.zeros(0, np.int64),
+    new_game=LoveLetterState,
+    state_from_json=LoveLetterState.from_json,
+    summarise=summarise,
+    describe=lambda metrics, games: [f"turns per game: mean {metrics['mean_turns']:.2f}"],
+    help="Love Letter, classic two-player rules (Huibers 2016; docs/loveletter-rules.md)",
+    metric_names=("mean_turns",),
+)
