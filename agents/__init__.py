@@ -6,4 +6,5 @@ from agents.evaluation import Evaluation, evaluate_setup
 from agents.setup import STAGES, Setup
 from agents.specs import AGENT_KINDS, AgentSpec, SpecError, agent_kinds
 
-__all__ = ["AGENT_KINDS", "agent_kinds", "STAGES", "Agent", "AgentSpec", "Evaluation", "Setup", "SpecError", "evaluate_setup"]
+__all__ = ["AGENT_KINDS", "STAGES", "Agent", "AgentSpec", "Evaluation", "Setup", "SpecError", "agent_kinds",
+           "evaluate_setup"]

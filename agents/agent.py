@@ -7,7 +7,7 @@ import numpy as np
 import gamecore
 from agents.batch import N_UNIFORMS
 from agents.search import compiled
-from agents.specs import FLAT_MC, PYTHON, AgentSpec
+from agents.specs import FLAT_MC, PYTHON, AgentSpec, acting_mode, python_agent
 from gamecore.rng import mix64
 from lotr_sim import IllegalActionError
 
@@ -25,7 +25,7 @@ class Agent:
         self._row = spec.row()
         self._rs = np.array([mix64(np.uint64(seed))], np.uint64)
         self._generator = np.random.default_rng(int(self._rs[0]))  # as GameBatch seeds a Python agent
-        self._learners = {}
+        self._python_agents = {}
 
     def act(self, game):
         if game.is_over:
@@ -33,7 +33,8 @@ class Agent:
         state = game.core_state()
         code = self.spec.kind.code
         if code == PYTHON:
-            act = self._learner(game.decision_kind).choose(state[None, :], self._uniforms(), self.spec["policy"])[0][0]
+            agent = self._python_agent(game.decision_kind)
+            act = agent.choose(state[None, :], self._uniforms(), acting_mode(self.spec))[0][0]
         else:
             act = np.empty(self._kernels.ACTION_SIZE, np.int64)
             if code < FLAT_MC:  # a compiled policy: what decide() does, without compiling the searches
@@ -45,12 +46,10 @@ class Agent:
     def _uniforms(self) -> np.ndarray:
         return self._generator.random(N_UNIFORMS)[None, :]
 
-    def _learner(self, stage: str):
-        if stage not in self._learners:
-            from agents.rl import make_learner  # torch loads only for an rl agent
-
-            self._learners[stage] = make_learner(stage, self.spec)
-        return self._learners[stage]
+    def _python_agent(self, role: str):
+        if role not in self._python_agents:  # an rl agent loads torch only now
+            self._python_agents[role] = python_agent(role, self.spec)
+        return self._python_agents[role]
 
     def __repr__(self) -> str:
         return f"Agent({self.spec})"

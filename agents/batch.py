@@ -32,7 +32,8 @@ class GameBatch:
         self.rs = np.zeros((size, n_roles, 1), np.uint64)
         self.active = np.zeros(size, bool)
         self.waiting = np.full(size, GAME_OVER, np.int64)
-        self.generators: list[list[np.random.Generator]] = [[] for _ in range(size)]
+        self.seeds = np.zeros((size, n_roles), np.uint64)  # each role's stream at the deal: its generator's seed
+        self.generators: list[dict[int, np.random.Generator]] = [{} for _ in range(size)]
         self.role_ticks = np.zeros(n_roles, np.int64)
         self.decisions = np.zeros(n_roles, np.int64)
         self._err = np.zeros(4, np.int64)
@@ -40,12 +41,14 @@ class GameBatch:
     def deal(self, slot: int, deal_seed: int) -> None:
         self.kernels.deal_game(self.states[slot], np.uint64(deal_seed), self.options)
         self.search.seed_agents(np.uint64(deal_seed), self.rs[slot])
-        self.generators[slot] = [np.random.default_rng(int(stream[0])) for stream in self.rs[slot]]
+        self.seeds[slot] = self.rs[slot, :, 0]
+        self.generators[slot] = {}  # made when a Python agent first asks (most roles never do)
         self.active[slot] = True
 
     def advance(self) -> None:
         """Play every active game until a Python agent's decision or its end."""
-        self.search.advance_batch(self.states, self.active, self.rows, self.rs, self.waiting, self.role_ticks, self.decisions)
+        self.search.advance_batch(self.states, self.active, self.rows, self.rs, self.waiting, self.role_ticks,
+                                  self.decisions)
 
     def at_role(self, role: int) -> np.ndarray:
         return np.flatnonzero(self.active & (self.waiting == role))
@@ -54,7 +57,12 @@ class GameBatch:
         return np.flatnonzero(self.active & (self.waiting == GAME_OVER))
 
     def uniforms(self, slots: np.ndarray, role: int) -> np.ndarray:
-        return np.array([self.generators[i][role].random(N_UNIFORMS) for i in slots]).reshape(len(slots), N_UNIFORMS)
+        return np.array([self._generator(i, role).random(N_UNIFORMS) for i in slots]).reshape(len(slots), N_UNIFORMS)
+
+    def _generator(self, slot: int, role: int) -> np.random.Generator:
+        if role not in self.generators[slot]:
+            self.generators[slot][role] = np.random.default_rng(int(self.seeds[slot, role]))
+        return self.generators[slot][role]
 
     def apply(self, slots: np.ndarray, acts: np.ndarray) -> None:
         for i, act in zip(slots, acts):
@@ -63,7 +71,11 @@ class GameBatch:
         self.decisions[self.waiting[slots[0]]] += len(slots)
 
     def won(self, slot: int) -> bool:
-        return bool(self.kernels.reward(self.states[slot], 0) == 1.0)
+        return self.reward(slot, 0) == 1.0
+
+    def reward(self, slot: int, player: int) -> float:
+        """``player``'s reward of a finished game: 1 win, 0.5 draw, 0 loss."""
+        return float(self.kernels.reward(self.states[slot], player))
 
     def record(self, slot: int) -> np.ndarray:
         """The game's record of a finished game (``kernels.record``)."""

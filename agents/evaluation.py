@@ -24,7 +24,7 @@ from agents.executors import executor
 from agents.interruption import Interrupted
 from agents.search import compiled
 from agents.setup import Setup
-from agents.specs import PYTHON
+from agents.specs import PYTHON, acting_mode, python_agent
 from agents.ticks import ticks
 from gamecore.jit import kernel
 from gamecore.rng import derive_seed
@@ -165,7 +165,7 @@ def play_chunk(setup: Setup, options: dict, seats: str, seed: int, first: int, c
 
 def play_side(setup: Setup, options: dict, player: int, seed: int, first: int, count: int):
     if setup.has_python_agents:
-        return play_side_in_batches(setup, options, seed, first, count)
+        return play_side_in_batches(setup, options, player, seed, first, count)
     game = gamecore.load(setup.game)
     kernels = game.kernels
     n_roles = len(game.roles)
@@ -185,19 +185,17 @@ def play_side(setup: Setup, options: dict, player: int, seed: int, first: int, c
 
 
 @functools.lru_cache(maxsize=16)
-def _learner(stage: str, spec):
-    from agents.rl import make_learner
-
-    return make_learner(stage, spec)
+def _python_agent(role: str, spec):
+    return python_agent(role, spec)
 
 
-def play_side_in_batches(setup: Setup, options: dict, seed: int, first: int, count: int):
+def play_side_in_batches(setup: Setup, options: dict, player: int, seed: int, first: int, count: int):
     """``play_side`` for setups with Python agents: the games in lockstep, one network call per
     role and step. Time per game is the chunk's time shared equally among its games."""
     import torch
 
     torch.set_num_threads(1)  # small networks: one thread per worker process is fastest
-    python_roles = {setup.roles.index(role): (spec["policy"], _learner(role, spec))
+    python_roles = {setup.roles.index(role): (acting_mode(spec), _python_agent(role, spec))
                     for role, spec in zip(setup.roles, setup.agents) if spec.kind.code == PYTHON}
     batch = GameBatch(setup, options, count)
     for k in range(count):
@@ -209,7 +207,7 @@ def play_side_in_batches(setup: Setup, options: dict, seed: int, first: int, cou
     while batch.active.any():
         batch.advance()
         for slot in batch.finished():
-            rewards[slot], records[slot] = float(batch.won(slot)), batch.record(slot)
+            rewards[slot], records[slot] = batch.reward(slot, player), batch.record(slot)
             batch.active[slot] = False
         for index, (mode, learner) in python_roles.items():
             slots = batch.at_role(index)

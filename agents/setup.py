@@ -333,7 +333,8 @@ class Setup:
         data = self.to_mapping(metadata)
         for role in self.roles:  # weights relative to the file, so that the folder can move
             if data[role].get("weights"):
-                data[role]["weights"] = os.path.relpath(Path(data[role]["weights"]).resolve(), Path(path).resolve().parent)
+                weights = Path(data[role]["weights"]).resolve()
+                data[role]["weights"] = os.path.relpath(weights, Path(path).resolve().parent)
         if _suffix(path) == ".toml":
             text = tomli_w.dumps(data)
         else:

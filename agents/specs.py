@@ -67,6 +67,7 @@ class AgentKind:
     help: str = ""
     stages: tuple[str, ...] = ()  # the roles it can decide; empty: all
     games: tuple[str, ...] = ()  # the games it is made for; empty: all
+    factory: str = ""  # a Python agent's maker, "module:function" (gamecore.interface.PythonAgent)
 
     def param(self, name: str, where: str) -> Param:
         for p in self.params:
@@ -78,7 +79,7 @@ class AgentKind:
 
 PYTHON_AGENTS = (
     AgentKind("rl", PYTHON, _RL_PARAMS, help="a small PyTorch network (thesis chapter 5)",
-              stages=("planning", "questing", "defense"), games=("lotr",)),
+              stages=("planning", "questing", "defense"), games=("lotr",), factory="agents.rl:make_learner"),
 )
 
 
@@ -94,12 +95,15 @@ def _agent_kinds(game_name: str) -> dict[str, AgentKind]:
     search = (_BUDGET, _PPN, _C, playout, *game.search_params, _FINAL)
     kinds = [AgentKind(name, code, (), help=f"the compiled {name} policy") for code, name in enumerate(game.policies)]
     kinds += [
-        AgentKind("flat-mc", FLAT_MC, (_BUDGET, playout, *game.search_params), help="flat Monte Carlo over the root's actions"),
+        AgentKind("flat-mc", FLAT_MC, (_BUDGET, playout, *game.search_params),
+                  help="flat Monte Carlo over the root's actions"),
         AgentKind("mcts", MCTS, search, help="honest information-set MCTS"),
         AgentKind("oracle-mcts", MCTS, search, oracle=True,
                   help="MCTS on the true state, hidden information known: an upper bound, not an honest agent"),
     ]
     kinds += [kind for kind in PYTHON_AGENTS if game_name in kind.games]
+    kinds += [AgentKind(agent.name, PYTHON, agent.params, help=agent.help, stages=agent.roles, games=(game_name,),
+                        factory=agent.factory) for agent in game.python_agents]
     return {kind.name: kind for kind in kinds}
 
 
@@ -178,3 +182,16 @@ class AgentSpec:
         for column, param in enumerate(game.search_params, GAME_COLUMNS):
             row[column] = p.get(param.name, False)
         return row
+
+
+def python_agent(role: str, spec: AgentSpec):
+    """The Python agent ``spec`` names, for ``role``: its kind's factory called with (role, spec)."""
+    import importlib
+
+    module, _, function = spec.kind.factory.partition(":")
+    return getattr(importlib.import_module(module), function)(role, spec)
+
+
+def acting_mode(spec: AgentSpec) -> str:
+    """How a Python agent acts after training: its ``policy`` (greedy or sample), greedy when it has none."""
+    return spec.as_dict().get("policy", "greedy")

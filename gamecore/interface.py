@@ -45,6 +45,19 @@ from gamecore.params import Param, SpecError
 
 
 @dataclass(frozen=True)
+class PythonAgent:
+    """An agent that decides in Python, in batches (a network, a table): ``factory`` ("module:function")
+    makes it from (role, AgentSpec); its ``choose(states, uniforms, mode)`` returns the actions (one row per
+    state) and anything else."""
+
+    name: str
+    factory: str
+    params: tuple[Param, ...] = ()
+    roles: tuple[str, ...] = ()  # the roles it can take; empty: all
+    help: str = ""
+
+
+@dataclass(frozen=True)
 class Game:
     """A game: its compiled interface, its roles, policies and options, and its own metrics."""
 
@@ -62,6 +75,7 @@ class Game:
     short_roles: tuple[str, ...] = ()  # the roles named by a short setup form, the others random
     help: str = ""
     metric_names: tuple[str, ...] = field(default=())  # the metrics logged per evaluation
+    python_agents: tuple[PythonAgent, ...] = ()  # agents made for this game that decide in Python
 
     @property
     def by_seat(self) -> bool:

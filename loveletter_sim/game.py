@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from gamecore.interface import Game
+from gamecore.interface import Game, PythonAgent
 from gamecore.params import SpecError
 from loveletter_sim import kernels as K
 
@@ -164,4 +164,6 @@ GAME = Game(
     describe=lambda metrics, games: [f"turns per game: mean {metrics['mean_turns']:.2f}"],
     help="Love Letter, classic two-player rules (Huibers 2016; docs/loveletter-rules.md)",
     metric_names=("mean_turns",),
+    python_agents=(PythonAgent("dp", "loveletter_sim.dp_player:make",
+                               help="the thesis's dynamic-programming player (section 3.2)"),),
 )

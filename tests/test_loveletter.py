@@ -137,3 +137,37 @@ def test_the_registry_and_the_agents_play_it():
     state = LoveLetterState(9)
     for agent in ("mcts", "flat-mc"):
         assert Agent(AgentSpec.make(agent, game="loveletter", budget=200), seed=1).act(state) in state.legal_actions()
+
+
+def test_the_dp_player_plays_the_tables_best_play():
+    """The player's fast lookup is the table's own query (``DPTable.best_play``) on what the mover sees."""
+    from loveletter_sim import dp
+    from loveletter_sim.dp_player import DPPlayer, table
+
+    player = DPPlayer("first", None)
+    targets = {0: "opponent", dp.TARGET_OPPONENT: "opponent", dp.TARGET_SELF: "self"}
+    checked = 0
+    for state in random_games(150, seed=4):
+        if state.is_over:
+            continue
+        s = state.core_state()
+        me, you = int(s[K.TO_MOVE]), 1 - int(s[K.TO_MOVE])
+        counts = np.zeros(9, np.int64)
+        K.unseen_counts(s, me, counts)
+        b1, b2 = (int(c) for c in s[K.HAND + 2 * me: K.HAND + 2 * me + 2])
+        known, theirs = int(s[K.KNOWN + me]), int(s[K.KNOWN + you])
+        p = 1 if theirs == b1 else 2 if theirs == b2 else 0
+        best = table().best_play(b1, b2, known, counts[1:], bool(s[K.PROTECTED + you]), bool(known), p)
+        act = np.zeros(3, np.int64)
+        K.fill(s, act, best.card, K.TARGET_SELF if targets[best.target] == "self" else K.TARGET_OPPONENT, best.guess)
+        assert np.array_equal(player.play(s), act)
+        assert state.action_from_vector(act) in state.legal_actions()
+        checked += 1
+    assert checked > 500
+
+
+def test_the_dp_player_is_an_agent_of_the_game():
+    result = evaluate_setup(Setup.parse("dp-random", "loveletter"), games=3000, seed=1)
+    assert result.seats["first"]["wins"] / 3000 > 0.68 and result.seats["second"]["wins"] / 3000 > 0.6
+    state = LoveLetterState(2)
+    assert Agent(AgentSpec.make("dp", game="loveletter")).act(state) in state.legal_actions()
