@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import Any
 
@@ -10,6 +9,7 @@ import numpy as np
 
 from gamecore.interface import Game, PythonAgent
 from gamecore.params import SpecError
+from gamecore.state import FlatState
 from loveletter_sim import kernels as K
 
 CARD_NAMES = ("", "Guard", "Priest", "Baron", "Maid", "Prince", "King", "Countess", "Princess")
@@ -48,25 +48,13 @@ class Play:
         return text + (" on himself" if self.target == "self" else "")
 
 
-class LoveLetterState:
+class LoveLetterState(FlatState):
     """A two-player game of classic Love Letter (``docs/loveletter-rules.md``)."""
 
+    kernels = K
+
     def __init__(self, seed: int = 0, trace: bool = False):
-        self._s = np.empty(K.STATE_SIZE, np.int64)
-        K.deal_game(self._s, np.uint64(seed), np.zeros(0, np.int64))
-        self._trace = [] if trace else None
-
-    @property
-    def is_over(self) -> bool:
-        return bool(K.is_over(self._s))
-
-    @property
-    def to_move(self) -> int | None:
-        return None if self.is_over else int(self._s[K.TO_MOVE])
-
-    @property
-    def decision_kind(self) -> str | None:
-        return None if self.is_over else "play"
+        super().__init__(seed, np.zeros(0, np.int64), trace)
 
     def hand(self, player: int) -> list[int]:
         return sorted(int(c) for c in self._s[K.HAND + 2 * player: K.HAND + 2 * player + 2] if c)
@@ -89,9 +77,6 @@ class LoveLetterState:
                                f"plays {action}")
         K.apply(self._s, vector, np.zeros(4, np.int64))
 
-    def returns(self) -> list[float]:
-        return [float(K.reward(self._s, p)) for p in range(K.N_PLAYERS)]
-
     def observation(self, player: int) -> dict[str, Any]:
         """What ``player`` sees: his hand, every card played or discarded, the protections, and what he knows
         of the other's card; never the other's card otherwise, the set-aside card or the deck order."""
@@ -107,11 +92,6 @@ class LoveLetterState:
             "winner": int(s[K.WINNER]),
         }
 
-    def clone(self) -> LoveLetterState:
-        copy = LoveLetterState.__new__(LoveLetterState)
-        copy._s, copy._trace = self._s.copy(), None if self._trace is None else list(self._trace)
-        return copy
-
     def determinize(self, player: int, rng: np.random.Generator | int = 0) -> LoveLetterState:
         """A copy whose hidden cards are re-drawn from what ``player`` sees (``kernels.determinize``)."""
         seed = rng if isinstance(rng, int) else int(rng.integers(2**63))
@@ -119,27 +99,8 @@ class LoveLetterState:
         K.determinize(copy._s, player, np.array([np.uint64(seed)], np.uint64))
         return copy
 
-    def core_state(self) -> np.ndarray:
-        return self._s.copy()
-
     def action_from_vector(self, act: np.ndarray) -> Play:
         return Play(int(act[0]), TARGETS[int(act[1])], int(act[2]))
-
-    def to_json(self) -> str:
-        return json.dumps({"state": self._s.tolist()})
-
-    @classmethod
-    def from_json(cls, text: str) -> LoveLetterState:
-        """The state of ``to_json`` text; SpecError (one line) for anything else."""
-        try:
-            array = np.array(json.loads(text)["state"], np.int64)
-        except (ValueError, KeyError, TypeError) as error:
-            raise SpecError(f"not a Love Letter state: {error}") from None
-        if array.shape != (K.STATE_SIZE,):
-            raise SpecError(f"not a Love Letter state: expected {K.STATE_SIZE} integers, got {array.size}")
-        state = cls.__new__(cls)
-        state._s, state._trace = array, None
-        return state
 
     def trace_text(self) -> str:
         winner = int(self._s[K.WINNER])

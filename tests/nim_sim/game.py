@@ -2,35 +2,24 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import numpy as np
 
 from gamecore.interface import Game
 from gamecore.params import Param, SpecError
+from gamecore.state import FlatState
 from nim_sim import kernels as K
 
 
-class NimState:
+class NimState(FlatState):
     """A game of Nim: ``legal_actions()`` are the numbers of stones that may be taken."""
 
+    kernels = K
+    decision = "take"
+
     def __init__(self, seed: int = 0, pile: int = 0, max_take: int = 3, trace: bool = False):
-        self._s = np.empty(K.STATE_SIZE, np.int64)
-        K.deal_game(self._s, np.uint64(seed), np.array([pile, max_take], np.int64))
-        self._trace = [] if trace else None
-
-    @property
-    def is_over(self) -> bool:
-        return bool(K.is_over(self._s))
-
-    @property
-    def to_move(self) -> int | None:
-        return None if self.is_over else int(self._s[K.TO_MOVE])
-
-    @property
-    def decision_kind(self) -> str | None:
-        return None if self.is_over else "take"
+        super().__init__(seed, np.array([pile, max_take], np.int64), trace)
 
     @property
     def pile(self) -> int:
@@ -46,34 +35,14 @@ class NimState:
             self._trace.append(f"player {self.to_move} takes {action}, {self.pile - action} left")
         K.apply(self._s, np.array([action], np.int64), np.zeros(4, np.int64))
 
-    def returns(self) -> list[float]:
-        return [float(K.reward(self._s, p)) for p in range(K.N_PLAYERS)]
-
     def observation(self, player: int) -> dict[str, int]:
         return {"pile": self.pile, "to_move": self.to_move, "max_take": int(self._s[K.MAX_TAKE])}
-
-    def clone(self) -> NimState:
-        copy = NimState.__new__(NimState)
-        copy._s, copy._trace = self._s.copy(), None if self._trace is None else list(self._trace)
-        return copy
 
     def determinize(self, player: int, rng: Any = None) -> NimState:
         return self.clone()
 
-    def core_state(self) -> np.ndarray:
-        return self._s.copy()
-
     def action_from_vector(self, act: np.ndarray) -> int:
         return int(act[0])
-
-    def to_json(self) -> str:
-        return json.dumps({"state": self._s.tolist()})
-
-    @classmethod
-    def from_json(cls, text: str) -> NimState:
-        state = cls.__new__(cls)
-        state._s, state._trace = np.array(json.loads(text)["state"], np.int64), None
-        return state
 
     def trace_text(self) -> str:
         return "\n".join(self._trace or []) + f"\nwinner: player {int(self._s[K.WINNER])}"
