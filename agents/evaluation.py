@@ -114,10 +114,10 @@ class Evaluation:
             f"normal +-{100 * self.normal_95_half_width:.2f})" + (f", draws {self.draws}" if self.draws else ""),
         ]
         for seat, counts in self.seats.items():
-            seat_low, seat_high = wilson_interval(counts["wins"], counts["games"])
+            seat_low, seat_high = counts["wilson_95"]
             lines.append(
-                f"  {seat} seat: {counts['wins']} wins, {counts['draws']} draws, {counts['losses']} losses of "
-                f"{counts['games']} ({100 * counts['wins'] / max(1, counts['games']):.2f}%, 95% {100 * seat_low:.2f}-"
+                f"  {seat} seat: {counts['wins']} wins, {counts['draws']} draws, {counts['losses']} losses (the "
+                f"opponent's wins) of {counts['games']} ({100 * counts['win_rate']:.2f}%, 95% {100 * seat_low:.2f}-"
                 f"{100 * seat_high:.2f})"
             )
         lines += gamecore.load(self.game).describe(self.metrics, self.games)
@@ -344,11 +344,7 @@ def _summarise(setup, options, seats, seed, workers, interrupted, seconds, resul
     all_rewards, all_records, all_seconds = (np.concatenate(part) for part in (rewards, records, game_seconds))
     role_seconds = sum((results[f][3] for f in firsts), np.zeros(len(setup.roles)))
     decisions = sum((results[f][4] for f in firsts), np.zeros(len(setup.roles), np.int64))
-    seat_counts = {
-        name: {"wins": int(np.sum(r == 1.0)), "draws": int(np.sum(r == 0.5)), "losses": int(np.sum(r == 0.0)),
-               "games": int(r.size)}
-        for name, r in zip(names, rewards) if name
-    }
+    seat_counts = {name: seat_figures(r) for name, r in zip(names, rewards) if name}
     return Evaluation(
         game=setup.game,
         options=options,
@@ -375,6 +371,14 @@ def _summarise(setup, options, seats, seed, workers, interrupted, seconds, resul
         rewards=all_rewards,
         records=all_records,
     )
+
+
+def seat_figures(rewards: np.ndarray) -> dict:
+    """One seat's games: the evaluated agent's wins, draws and losses (the opponent's wins), its win rate and
+    95% Wilson interval."""
+    wins, games = int(np.sum(rewards == 1.0)), int(rewards.size)
+    return {"wins": wins, "draws": int(np.sum(rewards == 0.5)), "losses": int(np.sum(rewards == 0.0)),
+            "games": games, "win_rate": wins / games if games else 0.0, "wilson_95": list(wilson_interval(wins, games))}
 
 
 def progress_bar(total: int, enabled: bool, unit: str = "game", smoothing: float = 0.1):

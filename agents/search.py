@@ -31,9 +31,10 @@ The root's candidates are the same in every determinization (they depend on
 what the player sees), so the root is fully enumerated once. The answer
 (``final``) is the root child with the most visits (ties: the better mean) or
 the best mean (ties: more visits). Flat Monte Carlo gives every root candidate
-an equal share of the budget, each playout from a fresh determinization, and
-picks the best mean (ties: the candidate listed first, the playout policy's
-choice leading). The real game is never touched: the searches work on copies.
+an equal share of the budget (``budget_per = "decision"``) or the whole budget
+(``"action"``, the Love Letter thesis's Monte Carlo player), each playout from
+a fresh determinization, and picks the best mean (ties: the candidate listed
+first, the playout policy's choice leading). The real game is never touched: the searches work on copies.
 
 Common random numbers in the harness: game i is dealt from
 ``derive_seed(seed, i)`` whatever the setup, and the agent of role r draws
@@ -55,7 +56,20 @@ from agents.ticks import ticks
 from gamecore import _jit_cache
 from gamecore.jit import allocating, kernel
 from gamecore.rng import below, derive_seed, mix64
-from gamecore.row import BUDGET, FINAL, FLAT_MC, KIND, MCTS, ORACLE, PLAYOUT, PPN, PYTHON, C
+from gamecore.row import (
+    BUDGET,
+    BUDGET_PER,
+    BUDGET_PER_ACTION,
+    FINAL,
+    FLAT_MC,
+    KIND,
+    MCTS,
+    ORACLE,
+    PLAYOUT,
+    PPN,
+    PYTHON,
+    C,
+)
 
 AGENT_STREAM = 1  # the agents' random stream of a game: derive_seed(deal seed, AGENT_STREAM)
 ROOT = 0
@@ -315,8 +329,11 @@ def _build(game: types.ModuleType) -> types.ModuleType:
         searcher = game.to_move(S)
         scratch, work, D, err, values = this.buffers(S)
         root, keys, n = this.prepared_root(S, row, rs, max(64, 2 * budget), act, scratch, err)
-        n = min(n, budget)
-        per_candidate = budget // n
+        if row[BUDGET_PER] == BUDGET_PER_ACTION:
+            per_candidate = budget
+        else:
+            n = min(n, budget)
+            per_candidate = budget // n
         best = 0
         best_mean = -1.0
         for i in range(n if n > 1 else 0):

@@ -193,6 +193,11 @@ class Setup:
         return any(spec.kind.code == PYTHON for spec in self.agents)
 
     @property
+    def has_trained_agents(self) -> bool:
+        """Whether a role is a network that is trained before it plays (rl)."""
+        return any(spec.kind.trained for spec in self.agents)
+
+    @property
     def is_oracle(self) -> bool:
         """Whether any role sees hidden information (an upper bound, not an honest agent)."""
         return any(spec.oracle for spec in self.agents)

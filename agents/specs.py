@@ -12,6 +12,7 @@ studies.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import math
 from dataclasses import dataclass
@@ -23,6 +24,8 @@ import gamecore
 from gamecore.params import Param, SpecError
 from gamecore.row import (
     BUDGET,
+    BUDGET_PER,
+    BUDGET_UNITS,
     FINAL,
     FINAL_RULES,
     FLAT_MC,
@@ -53,6 +56,8 @@ _RL_PARAMS = (
     Param("policy", str, "greedy", choices=("greedy", "sample"), help="acting after training: best or sampled action"),
     Param("weights", str, "", help="trained weights (a .pt state_dict); empty: untrained"),
 )
+_BUDGET_PER = Param("budget_per", str, "decision", choices=BUDGET_UNITS,
+                    help="flat Monte Carlo: budget playouts per decision, shared by its actions, or for each action")
 _FINAL = Param("final", str, "visits", choices=FINAL_RULES, help="the root action chosen: most visits or best mean")
 
 
@@ -68,6 +73,7 @@ class AgentKind:
     stages: tuple[str, ...] = ()  # the roles it can decide; empty: all
     games: tuple[str, ...] = ()  # the games it is made for; empty: all
     factory: str = ""  # a Python agent's maker, "module:function" (gamecore.interface.PythonAgent)
+    trained: bool = False  # a network trained before it plays (rl), not a fixed rule or table
 
     def param(self, name: str, where: str) -> Param:
         for p in self.params:
@@ -79,7 +85,8 @@ class AgentKind:
 
 PYTHON_AGENTS = (
     AgentKind("rl", PYTHON, _RL_PARAMS, help="a small PyTorch network (thesis chapter 5)",
-              stages=("planning", "questing", "defense"), games=("lotr",), factory="agents.rl:make_learner"),
+              stages=("planning", "questing", "defense"), games=("lotr",), factory="agents.rl:make_learner",
+              trained=True),
 )
 
 
@@ -95,7 +102,7 @@ def _agent_kinds(game_name: str) -> dict[str, AgentKind]:
     search = (_BUDGET, _PPN, _C, playout, *game.search_params, _FINAL)
     kinds = [AgentKind(name, code, (), help=f"the compiled {name} policy") for code, name in enumerate(game.policies)]
     kinds += [
-        AgentKind("flat-mc", FLAT_MC, (_BUDGET, playout, *game.search_params),
+        AgentKind("flat-mc", FLAT_MC, (_BUDGET, playout, *game.search_params, _BUDGET_PER),
                   help="flat Monte Carlo over the root's actions"),
         AgentKind("mcts", MCTS, search, help="honest information-set MCTS"),
         AgentKind("oracle-mcts", MCTS, search, oracle=True,
@@ -104,7 +111,13 @@ def _agent_kinds(game_name: str) -> dict[str, AgentKind]:
     kinds += [kind for kind in PYTHON_AGENTS if game_name in kind.games]
     kinds += [AgentKind(agent.name, PYTHON, agent.params, help=agent.help, stages=agent.roles, games=(game_name,),
                         factory=agent.factory) for agent in game.python_agents]
-    return {kind.name: kind for kind in kinds}
+    by_name = {kind.name: kind for kind in kinds}
+    for preset in game.presets:  # another agent with other defaults (Love Letter's mc: flat-mc as the thesis ran it)
+        base, where = by_name[preset.agent], f"{game_name} preset {preset.name}"
+        defaults = {name: base.param(name, where).check(value, where) for name, value in preset.defaults.items()}
+        params = tuple(dataclasses.replace(p, default=defaults.get(p.name, p.default)) for p in base.params)
+        by_name[preset.name] = dataclasses.replace(base, name=preset.name, params=params, help=preset.help)
+    return by_name
 
 
 AGENT_KINDS = agent_kinds()  # LOTR's
@@ -179,6 +192,7 @@ class AgentSpec:
         row[PLAYOUT] = game.policies.index(p.get("playout", game.policies[0]))
         row[FINAL] = FINAL_RULES.index(p.get("final", "visits"))
         row[ORACLE] = self.oracle
+        row[BUDGET_PER] = BUDGET_UNITS.index(p.get("budget_per", BUDGET_UNITS[0]))
         for column, param in enumerate(game.search_params, GAME_COLUMNS):
             row[column] = p.get(param.name, False)
         return row

@@ -10,6 +10,7 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import pkgutil
+from pathlib import Path
 
 from gamecore import _jit_cache
 
@@ -31,9 +32,10 @@ def register(game: Game) -> Game:
 
 def names() -> list[str]:
     """The games that can be loaded: registered ones and every ``<name>_sim`` package with a ``game`` module."""
+    beside = [str(Path(__file__).parent.parent)]  # this project's own games, wherever it is installed (editable too)
     found = {
         module.name.removesuffix(_jit_cache.GAME_PACKAGE_SUFFIX)
-        for module in pkgutil.iter_modules()
+        for path in (None, beside) for module in pkgutil.iter_modules(path)
         if module.ispkg and module.name.endswith(_jit_cache.GAME_PACKAGE_SUFFIX)
         and importlib.util.find_spec(f"{module.name}.game") is not None
     }

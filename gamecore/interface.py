@@ -34,6 +34,7 @@ the game's flat ``int64`` state, which the search and the harness
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from types import ModuleType
@@ -42,6 +43,7 @@ from typing import Any
 import numpy as np
 
 from gamecore.params import Param, SpecError
+from gamecore.published import Published
 
 
 @dataclass(frozen=True)
@@ -54,6 +56,34 @@ class PythonAgent:
     factory: str
     params: tuple[Param, ...] = ()
     roles: tuple[str, ...] = ()  # the roles it can take; empty: all
+    help: str = ""
+
+
+@dataclass(frozen=True)
+class Command:
+    """A subcommand of the game on the command line, ``lotr <game> <name>``: ``arguments`` ("module:function")
+    declares its options on an argparse parser; ``run`` ("module:function") is called with the parsed arguments
+    and returns the exit code."""
+
+    name: str
+    help: str
+    arguments: str
+    run: str
+
+    def function(self, which: str) -> Callable:
+        """``arguments`` or ``run``, imported."""
+        module, _, name = getattr(self, which).partition(":")
+        return getattr(importlib.import_module(module), name)
+
+
+@dataclass(frozen=True)
+class Preset:
+    """An agent of the game that is another agent with other defaults (``mc``: ``flat-mc`` with a budget of
+    1000 playouts for each action)."""
+
+    name: str
+    agent: str
+    defaults: dict[str, Any]
     help: str = ""
 
 
@@ -76,6 +106,9 @@ class Game:
     help: str = ""
     metric_names: tuple[str, ...] = field(default=())  # the metrics logged per evaluation
     python_agents: tuple[PythonAgent, ...] = ()  # agents made for this game that decide in Python
+    presets: tuple[Preset, ...] = ()  # agents named by the game: another agent with other defaults
+    published: tuple[Published, ...] = ()  # the published results its report sections are compared with
+    commands: tuple[Command, ...] = ()  # its own subcommands of the command line (lotr <game> <command>)
 
     @property
     def by_seat(self) -> bool:

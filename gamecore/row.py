@@ -5,10 +5,12 @@ search options (LOTR's action reductions) take the columns from
 ``GAME_COLUMNS`` on, named by the game (``Game.search_params``).
 """
 
-KIND, BUDGET, PPN, C, PLAYOUT, FINAL, ORACLE = range(7)
-GAME_COLUMNS = 7
-ROW_WIDTH = 10
+KIND, BUDGET, PPN, C, PLAYOUT, FINAL, ORACLE, BUDGET_PER = range(8)
+GAME_COLUMNS = 8
+ROW_WIDTH = 11
 FINAL_RULES = ("visits", "mean")  # most visits | best mean
+BUDGET_UNITS = ("decision", "action")  # flat Monte Carlo: the budget shared by the root's actions | for each
+BUDGET_PER_ACTION = BUDGET_UNITS.index("action")
 
 # Agent codes (column KIND): a game's compiled policies are 0 .. len(Game.policies) - 1.
 FLAT_MC = 100

@@ -11,6 +11,7 @@ from gamecore.params import Param
 from lotr_sim import kernels
 from lotr_sim import layout as L
 from lotr_sim.policies import POLICY_NAMES
+from lotr_sim.published import PUBLISHED
 from lotr_sim.state import GameState
 
 STAGES = ("planning", "questing", "travel", "defense", "attack")
@@ -69,4 +70,5 @@ GAME = Game(
     short_roles=SHORT_STAGES,
     help="The Lord of the Rings: The Card Game, simplified (Godlewski's thesis; RULES.md)",
     metric_names=("lost_by_threat", "lost_by_heroes"),
+    published=PUBLISHED,
 )

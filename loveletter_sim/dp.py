@@ -43,6 +43,7 @@ Reading of section 3.2 implemented here (docs/loveletter-dp.md lists the alterna
 from __future__ import annotations
 
 import argparse
+import json
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -752,27 +753,58 @@ def table4_rows(table: DPTable) -> list[Table4Row]:
     return rows
 
 
-def main(argv: Sequence[str] | None = None) -> None:
-    """Build the table, print Table 4, the entry counts and the build times (first and warm)."""
-    parser = argparse.ArgumentParser(description="Huibers (2016) Love Letter DP table")
-    parser.add_argument("--cards", type=int, default=FIRST_TURN_CARDS, help="remaining cards at the first turn")
-    args = parser.parse_args(argv)
+def table_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of ``lotr loveletter table`` (and ``python -m loveletter_sim.dp``)."""
+    parser.add_argument("--cards", type=int, default=FIRST_TURN_CARDS, choices=range(2, FIRST_TURN_CARDS + 1),
+                        metavar="N", help=f"remaining cards at the first turn covered, 2-{FIRST_TURN_CARDS} "
+                        f"(default {FIRST_TURN_CARDS}: whole games, Table 4)")
+    parser.add_argument("--json", action="store_true", help="print the rows, counts and times as JSON")
+
+
+def table_command(args: argparse.Namespace) -> int:
+    """Build the table; print Table 4 beside the thesis's, the entry counts and the build times (first, warm)."""
+    from loveletter_sim.published import TABLE4, TABLE4_NONZERO, TABLE4_SECONDS
+
     start = time.perf_counter()
     table = build_table(args.cards)
     first = time.perf_counter() - start
     start = time.perf_counter()
     table = build_table(args.cards)
     warm = time.perf_counter() - start
-    if table.cards == FIRST_TURN_CARDS:
-        print("n  b1 b2  chance    play guess target")
-        for row in table4_rows(table):
-            guess = "" if row.guess is None else row.guess
-            target = "" if row.target is None else row.target
-            print(f"{row.n} {row.b1:3d}{row.b2:3d}  {row.chance:.6f}  {row.play:3d}  {guess!s:5} {target!s}")
-    print(f"entries {table.entries:,}, non-zero {table.nonzero_entries:,} (thesis: 2,604,215)")
-    print(
-        f"build: first run {first:.2f} s (includes Numba compilation or cache load), warm {warm:.2f} s (thesis: 13.5 s)"
-    )
+    rows = table4_rows(table) if table.cards == FIRST_TURN_CARDS else []
+    thesis = {(b1, b2): row for _, b1, b2, *row in TABLE4}
+    agree = [f"{row.chance:.6f}" == f"{thesis[row.b1, row.b2][0]:.6f}" for row in rows]
+    if args.json:
+        print(json.dumps({
+            "rows": [row._asdict() | {"chance": round(row.chance, 6), "thesis_chance": thesis[row.b1, row.b2][0],
+                                      "agrees": same} for row, same in zip(rows, agree)],
+            "entries": table.entries, "nonzero_entries": table.nonzero_entries, "thesis_nonzero": TABLE4_NONZERO,
+            "build_seconds": {"first": first, "warm": warm}, "thesis_seconds": TABLE4_SECONDS,
+        }, indent=2))
+        return 0
+    if rows:
+        print("n  b1 b2  chance    play guess target   thesis    play guess target")
+        for row, same in zip(rows, agree):
+            chance, play, guess, target = thesis[row.b1, row.b2]
+            print(f"{row.n} {row.b1:3d}{row.b2:3d}  {row.chance:.6f}  {row.play:3d}  {_blank(row.guess):5} "
+                  f"{_blank(row.target):6}   {chance:.6f}  {play:3d}  {_blank(guess):5} {_blank(target):6}"
+                  f"{'' if same else '  differs'}")
+        print(f"{sum(agree)} of {len(rows)} chances equal the thesis's to 6 decimals (docs/loveletter-dp.md)")
+    print(f"entries {table.entries:,}, non-zero {table.nonzero_entries:,} (thesis: {TABLE4_NONZERO:,})")
+    print(f"build: first {first:.2f} s (includes Numba compilation or cache load), warm {warm:.2f} s "
+          f"(thesis: {TABLE4_SECONDS} s)")
+    return 0
+
+
+def _blank(value) -> str:
+    return "" if value is None else str(value)
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """``python -m loveletter_sim.dp``: the same as ``lotr loveletter table``."""
+    parser = argparse.ArgumentParser(description="Huibers (2016) Love Letter DP table")
+    table_arguments(parser)
+    table_command(parser.parse_args(argv))
 
 
 if __name__ == "__main__":

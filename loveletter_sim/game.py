@@ -7,10 +7,11 @@ from typing import Any
 
 import numpy as np
 
-from gamecore.interface import Game, PythonAgent
-from gamecore.params import SpecError
+from gamecore.interface import Command, Game, Preset, PythonAgent
+from gamecore.params import Param, SpecError
 from gamecore.state import FlatState
 from loveletter_sim import kernels as K
+from loveletter_sim.published import PUBLISHED
 
 CARD_NAMES = ("", "Guard", "Priest", "Baron", "Maid", "Prince", "King", "Countess", "Princess")
 TARGETS = ("opponent", "self")
@@ -22,6 +23,18 @@ REASONS = {
     K.ERR_GUESS: "a Guard against an unprotected opponent names a card 2-8; other plays name none",
     K.ERR_OVER: "the game is over",
 }
+
+
+RANDOM_OPENING = "random"
+OPENINGS = (RANDOM_OPENING, *(f"{low}-{high}" for low in range(1, 9) for high in range(low, 9)
+                              if low != high or K.COPIES[low] > 1))  # the 33 hands of the thesis's Table 4
+
+
+def option_codes(options: dict[str, Any]) -> np.ndarray:
+    """``deal_game``'s options: the first player's two opening cards (0 0: dealt at random)."""
+    opening = options.get("opening", RANDOM_OPENING)
+    cards = (0, 0) if opening == RANDOM_OPENING else tuple(int(card) for card in opening.split("-"))
+    return np.array(cards, np.int64)
 
 
 class IllegalActionError(SpecError):
@@ -53,8 +66,8 @@ class LoveLetterState(FlatState):
 
     kernels = K
 
-    def __init__(self, seed: int = 0, trace: bool = False):
-        super().__init__(seed, np.zeros(0, np.int64), trace)
+    def __init__(self, seed: int = 0, trace: bool = False, opening: str = RANDOM_OPENING):
+        super().__init__(seed, option_codes(GAME.check_options({"opening": opening})), trace)
 
     def hand(self, player: int) -> list[int]:
         return sorted(int(c) for c in self._s[K.HAND + 2 * player: K.HAND + 2 * player + 2] if c)
@@ -117,8 +130,9 @@ GAME = Game(
     kernels=K,
     roles=("first", "second"),
     policies=("random", "strategic"),
-    options=(),
-    option_codes=lambda options: np.zeros(0, np.int64),
+    options=(Param("opening", str, RANDOM_OPENING, choices=OPENINGS,
+                   help="the first player's two first cards, e.g. 1-8 (the thesis's Tables 9-10)"),),
+    option_codes=option_codes,
     new_game=LoveLetterState,
     state_from_json=LoveLetterState.from_json,
     summarise=summarise,
@@ -127,4 +141,9 @@ GAME = Game(
     metric_names=("mean_turns",),
     python_agents=(PythonAgent("dp", "loveletter_sim.dp_player:make",
                                help="the thesis's dynamic-programming player (section 3.2)"),),
+    published=PUBLISHED,
+    commands=(Command("table", "the dynamic-programming table: the thesis's Table 4, entry counts, build time",
+                      "loveletter_sim.dp:table_arguments", "loveletter_sim.dp:table_command"),),
+    presets=(Preset("mc", "flat-mc", {"budget": 1000, "budget_per": "action", "playout": "random"},
+                    help="the thesis's Monte Carlo player (3.1.2): 1000 random games for each option"),),
 )

@@ -51,6 +51,7 @@ MAX_CANDIDATES = 16
 OK = 0
 ERR_NOT_IN_HAND, ERR_COUNTESS, ERR_TARGET, ERR_GUESS, ERR_OVER = 1, 2, 3, 4, 5
 RANDOM, STRATEGIC = 0, 1  # the compiled policies (thesis 3.1.1 and 3.1.3)
+OPENING = 0  # deal_game's options: player 0's first two cards at OPENING, OPENING + 1 (0: dealt at random)
 
 
 @inline_kernel
@@ -98,19 +99,33 @@ def forget(S, player):
 
 @allocating
 def deal_game(S, seed, options):
-    """Shuffle the 16 cards from ``seed`` and let player 0 draw his second card."""
+    """Shuffle the 16 cards from ``seed`` and let player 0 draw his second card. ``options``: empty, or the
+    two cards player 0 starts with (``OPENING``, 0 0 for none), the other 14 shuffled around them."""
     for i in range(STATE_SIZE):
         S[i] = 0
+    fixed = options.shape[0] > OPENING and options[OPENING] != 0
+    counts = COPIES.copy()
+    if fixed:
+        counts[options[OPENING]] -= 1
+        counts[options[OPENING + 1]] -= 1
+    cards = np.empty(N_CARDS, np.int64)
     n = 0
     for value in range(1, N_VALUES + 1):
-        for _ in range(COPIES[value]):
-            S[ORDER + n] = value
+        for _ in range(counts[value]):
+            cards[n] = value
             n += 1
     rs = np.empty(1, np.uint64)
     rs[0] = mix64(seed)
-    for i in range(N_CARDS - 1, 0, -1):
+    for i in range(n - 1, 0, -1):
         j = below(rs, i + 1)
-        S[ORDER + i], S[ORDER + j] = S[ORDER + j], S[ORDER + i]
+        cards[i], cards[j] = cards[j], cards[i]
+    k = 0
+    for position in range(N_CARDS):
+        if fixed and (position == 1 or position == 3):  # player 0's first card and his first draw
+            S[ORDER + position] = options[OPENING] if position == 1 else options[OPENING + 1]
+        else:
+            S[ORDER + position] = cards[k]
+            k += 1
     S[HAND] = S[ORDER + 1]
     S[HAND + 2] = S[ORDER + 2]
     S[TOP] = 3

@@ -18,44 +18,7 @@ from loveletter_sim.dp import (
     first_turn_remaining,
     table4_rows,
 )
-
-# Table 4 of the thesis, "Chances of winning at the start of the game": n, b1, b2, chance, play,
-# guess, target (None where the thesis leaves the column blank).
-TABLE4 = [
-    (14, 1, 1, 0.523280, 1, 3, None),
-    (14, 1, 2, 0.474567, 2, None, None),
-    (14, 1, 3, 0.395335, 1, 2, None),
-    (14, 1, 4, 0.510439, 1, 3, None),
-    (14, 1, 5, 0.565033, 1, 2, None),
-    (14, 1, 6, 0.635893, 1, 2, None),
-    (14, 1, 7, 0.683812, 1, 2, None),
-    (14, 1, 8, 0.709889, 1, 2, None),
-    (14, 2, 2, 0.487082, 2, None, None),
-    (14, 2, 3, 0.413797, 2, None, None),
-    (14, 2, 4, 0.525749, 4, None, None),
-    (14, 2, 5, 0.464601, 2, None, None),
-    (14, 2, 6, 0.626971, 2, None, None),
-    (14, 2, 7, 0.667182, 2, None, None),
-    (14, 2, 8, 0.638904, 2, None, None),
-    (14, 3, 3, 0.500000, 3, None, None),
-    (14, 3, 4, 0.596214, 3, None, None),
-    (14, 3, 5, 0.736906, 3, None, None),
-    (14, 3, 6, 0.857143, 3, None, None),
-    (14, 3, 7, 0.928571, 3, None, None),
-    (14, 3, 8, 1.000000, 3, None, None),
-    (14, 4, 4, 0.547819, 4, None, None),
-    (14, 4, 5, 0.487741, 4, None, None),
-    (14, 4, 6, 0.599004, 4, None, None),
-    (14, 4, 7, 0.608690, 4, None, None),
-    (14, 4, 8, 0.651215, 4, None, None),
-    (14, 5, 5, 0.565066, 5, None, 1),
-    (14, 5, 6, 0.552904, 5, None, 1),
-    (14, 5, 7, 0.415273, 7, None, None),
-    (14, 5, 8, 0.626603, 5, None, 1),
-    (14, 6, 7, 0.618673, 7, None, None),
-    (14, 6, 8, 0.542204, 6, None, None),
-    (14, 7, 8, 0.624939, 7, None, None),
-]
+from loveletter_sim.published import TABLE4
 
 # Hands whose chance is reproduced to 6 decimals: the Baron wins or loses at once, except against
 # another Baron, of which none is left.

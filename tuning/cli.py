@@ -140,6 +140,15 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("--tracking-uri", help="the MLflow store of --run-id (default: MLflow's default)")
     export.add_argument("--out", required=True, help="best.toml or best.json")
     export.set_defaults(handler=_tune_export, command_parser=export)
+    for game_name in gamecore.names():  # a game's own subcommands: lotr <game> <command>
+        game = gamecore.load(game_name)
+        if game.commands:
+            of_game = commands.add_parser(game_name, help=f"{game_name}'s own commands")
+            game_commands = of_game.add_subparsers(dest="game_command", required=True, parser_class=_Parser)
+            for command in game.commands:
+                parser_of = game_commands.add_parser(command.name, help=command.help)
+                command.function("arguments")(parser_of)
+                parser_of.set_defaults(handler=_game_command(command), command_parser=parser_of)
     for commands_of, name in ((commands, "report"), (tune_commands, "report")):
         report = commands_of.add_parser(name, help="the finished studies next to the thesis's numbers (Markdown + PNG)")
         report.add_argument("studies", nargs="*", help="study files (default: studies/*.toml)")
@@ -290,6 +299,13 @@ def _report(parser, args) -> int:
         parser.error(str(error))
     print(f"wrote {out}")
     return 0
+
+
+def _game_command(command):
+    def run(parser, args) -> int:
+        return command.function("run")(args)
+
+    return run
 
 
 def _play(parser, args) -> int:

@@ -34,7 +34,7 @@ def run_trial(trial: optuna.Trial, spec: StudySpec, folder: Path) -> tuple[Setup
     setup, difficulty = spec.trial_setup(params), spec.trial_difficulty(params)
     training: dict = {}
     offset = 0  # evaluation steps follow the training's (episodes) for the same pruner
-    if setup.has_python_agents:
+    if setup.has_trained_agents:
         offset = spec.episodes
         from agents.rl.train import train
 
@@ -64,7 +64,7 @@ def run_trial(trial: optuna.Trial, spec: StudySpec, folder: Path) -> tuple[Setup
             raise optuna.TrialPruned()
 
     evaluation = evaluate_setup(setup, games=spec.games, seed=spec.seed, options=spec.trial_options(params),
-                                on_chunk=report, max_chunk=max(1, spec.games // REPORTS))
+                                on_chunk=report, max_chunk=max(1, spec.games // REPORTS), seats=spec.seat)
     return setup, evaluation, training
 
 

@@ -333,7 +333,7 @@ def _run_one(study: optuna.Study, trial: optuna.Trial, context: TrialContext, tr
         attrs = {"config": setup.to_mapping(), "wilson_95": list(evaluation.wilson_95),
                  "seconds_per_game": evaluation.mean_seconds_per_game, "folder": str(folder.resolve()),
                  "difficulty": spec.trial_difficulty(trial.params), "options": spec.trial_options(trial.params),
-                 "games": evaluation.games, **training}
+                 "games": evaluation.games, "seats": evaluation.seats, **training}
         if _tell(study, trial, TrialState.COMPLETE, objective_values(spec, evaluation), **attrs):
             _log_trial(tracker, run, trial, study, evaluation, training, "complete", folder)
         else:

@@ -25,10 +25,12 @@ from pathlib import Path
 import optuna
 from optuna.trial import TrialState
 
+import gamecore
 from agents.setup import Setup
 from agents.specs import SpecError
+from gamecore.published import Published
 from lotr_sim.layout import DIFFICULTIES
-from tuning.published import PUBLISHED, RULES_RANDOM, Published
+from lotr_sim.published import RULES_RANDOM
 from tuning.storage import local_store, storage_for, storage_object
 from tuning.study_file import StudySpec, load_study
 from tuning.tracking import code_version
@@ -53,6 +55,7 @@ class Measured:
     training_seconds: float | None = None
     folder: Path | None = None
     chosen: dict | None = None  # the study's selection record (validation and test figures), on its chosen trial
+    seats: dict = field(default_factory=dict)  # a two-player game: per seat of the evaluated agent, its counts
 
     def value(self, key: str):
         """A searched value, else the trial's setup's value of ``key`` (``questing.encoding`` or ``budget``)."""
@@ -110,13 +113,13 @@ def _measured(spec: StudySpec, trial, chosen: dict) -> Measured:
         config=config, win_rate=trial.values[0], low=low, high=high,
         games=trial.user_attrs.get("games", spec.games), seconds_per_game=trial.user_attrs["seconds_per_game"],
         training_seconds=trial.user_attrs.get("training_seconds"), folder=Path(folder) if folder else None,
-        chosen=chosen if chosen.get("trial") == trial.number else None,
+        chosen=chosen if chosen.get("trial") == trial.number else None, seats=trial.user_attrs.get("seats", {}),
     )
 
 
 # ---- sections ---------------------------------------------------------------------------------------------------
 
-REASONS = {  # why a row of ours may differ from the published one (a study's report.reason)
+REASONS = {  # why a row of ours may differ from the published one (a study's report.reason: a key, or the text)
     "mcts": "the published search played copies of the real game, deck order included, and kept the outcomes it "
             "liked (RULES.md); ours is honest",
     "rl": "the published game had defects that favour the player (RULES.md) and its RL figures are the best "
@@ -130,6 +133,7 @@ class Section:
     """One experiment of the report, from the ``[report]`` tables of its studies (``tuning.study_file``)."""
 
     key: str  # the published experiment its rows are compared with
+    game: str  # the game of its studies, whose published results (Game.published) it compares with
     title: str
     order: int
     studies: tuple[str, ...]
@@ -143,6 +147,7 @@ class Section:
     curves: bool = False
     rules_random: bool = False
     config: str | None = None  # the exported configuration (the best-agent section)
+    note: str = ""  # text under the section
     values: dict = field(default_factory=dict)  # per study, per setup: constant columns
 
     def ours(self, m: Measured) -> tuple:
@@ -150,6 +155,9 @@ class Section:
 
     def theirs(self, p: Published) -> tuple:
         return tuple(published_column(p, name) for name in self.columns)
+
+    def published_rows(self) -> list[Published]:
+        return [p for p in gamecore.load(self.game).published if self.compares(p)]
 
     def compares(self, p: Published) -> bool:
         """Whether a published row belongs to this section."""
@@ -211,12 +219,12 @@ def sections(runs: dict[str, StudyRun]) -> list[Section]:
     for key, specs in grouped.items():
         table = {k: v for spec in reversed(specs) for k, v in spec.report.items()}  # the first study's keys win
         found.append(Section(
-            key=key, title=table.get("title", key), order=table.get("order", 0),
+            key=key, game=specs[0].game, title=table.get("title", key), order=table.get("order", 0),
             studies=tuple(spec.name for spec in specs), columns=tuple(table.get("columns", ("setup",))),
-            reason=REASONS.get(table.get("reason"), ""), published=table.get("published", {}),
+            reason=REASONS.get(table.get("reason", ""), table.get("reason", "")), published=table.get("published", {}),
             exclude=table.get("exclude", {}), best_per=tuple(table.get("best_per", ())), detail=table.get("detail"),
             figure=table.get("figure"), curves=any(spec.report.get("curves") for spec in specs),
-            rules_random=table.get("rules_random", False), config=table.get("config"),
+            rules_random=table.get("rules_random", False), config=table.get("config"), note=table.get("note", ""),
             values={spec.name: spec.report.get("values", {}) for spec in specs},
         ))
     return sorted(found, key=lambda section: section.order)
@@ -250,7 +258,19 @@ def _theirs(p: Published | None) -> str:
         return "-"
     if math.isnan(p.win_rate):
         return f"peak only ({p.source})"
+    if "counts" in p.params:  # a two-player game: the first mover's wins, the second's (draws the rest)
+        first, second = p.params["counts"]
+        return f"{p.win_rate:.2f} ± {p.interval:.2f}: {first:,} / {'-' if second is None else f'{second:,}'} ({p.source})"
     return f"{p.win_rate:g} ± {p.interval:g} ({p.source})" if p.interval is not None else f"{p.win_rate:g} ({p.source})"
+
+
+def _seat_counts(m: Measured | None) -> str:
+    """A two-player trial's games as the first mover's wins / the second's / draws (one seat played)."""
+    if m is None or len(m.seats) != 1:
+        return "-"
+    [(seat, counts)] = list(m.seats.items())
+    first, second = (counts["wins"], counts["losses"]) if seat == "first" else (counts["losses"], counts["wins"])
+    return f"{first:,} / {second:,} / {counts['draws']:,}"
 
 
 def _cell(value) -> str:
@@ -269,14 +289,16 @@ def section_markdown(section: Section, runs: dict[str, StudyRun]) -> list[str]:
         for run in studies
     )
     lines += [f"Studies: {scale or 'none'}.", ""]
-    published = [p for p in PUBLISHED if section.compares(p)]
+    published = section.published_rows()
     by_key = {section.theirs(p): p for p in published}
     rows = []
     for m in section.pick(trials):
         rows.append((section.ours(m), m, by_key.pop(section.ours(m), None)))
     rows += [(key, None, p) for key, p in by_key.items()]  # published, not run here
     rows.sort(key=lambda row: tuple(map(_order, row[0])))
-    extra = ([f"best {section.detail}"] if section.detail else []) + ["ms/game"]
+    counts = any(len(m.seats) == 1 for m in trials)
+    extra = ["first / second wins / draws"] if counts else []
+    extra += ([f"best {section.detail}"] if section.detail else []) + ["ms/game"]
     extra += ["training s"] if any(m.training_seconds for m in trials) else []
     if section.rules_random:
         extra.append("RULES.md")
@@ -285,6 +307,8 @@ def section_markdown(section: Section, runs: dict[str, StudyRun]) -> list[str]:
     lines.append("|" + "---|" * (len(section.columns) + len(extra) + 3))
     for key, m, p in rows:
         cells = [_cell(k) for k in key] + [_ours(m)]
+        if counts:
+            cells.append(_seat_counts(m))
         if section.detail:
             cells.append(_cell(column_of(m, section.detail)) if m else "-")
         cells.append(f"{1000 * m.seconds_per_game:.2f}" if m else "-")
@@ -311,24 +335,36 @@ def _order(value) -> tuple:
 
 def best_markdown(section: Section, run: StudyRun) -> list[str]:
     """A best-agent section (a study whose report names a ``config``): its chosen trial's test figure against
-    the one published row its ``published`` table selects."""
+    the one published row its ``published`` table selects; in a two-player game, each seat's test figure against
+    that row's rate of the same seat."""
     lines = [f"## {section.title}", ""]
     best = next((m for m in run.trials or [] if m.chosen), None)
     if best is None:
         return lines + [f"`{run.spec.name}`: not run, or its chosen trial not tested yet.", ""]
-    thesis = next(p for p in PUBLISHED if section.compares(p))
+    thesis = section.published_rows()[0]
     test, validation = best.chosen["test"], best.chosen["validation"]
     win, (low, high), games = test["win_rate"], test["wilson_95"], test["games"]
-    bar = thesis.win_rate
-    outcome = "above" if 100 * low > bar else "not above"
     command = f"lotr eval --config {section.config} --games {games} --seed {test['seed']}"
+    if test.get("seats"):
+        deals = games // len(test["seats"])
+        command = f"lotr eval --config {section.config} --games {deals} --seed {test['seed']} --seat {run.spec.seat}"
+        marks = {"first": thesis.win_rate, "second": 100 * (thesis.params["counts"][1] or 0) / thesis.games}
+        comparison = "; ".join(
+            f"{seat} seat {100 * counts['win_rate']:.2f}% [{100 * counts['wilson_95'][0]:.2f}, "
+            f"{100 * counts['wilson_95'][1]:.2f}] on {counts['games']:,}: "
+            f"{'above' if 100 * counts['wilson_95'][0] > marks[seat] else 'not above'} {thesis.label}'s "
+            f"{marks[seat]:.2f} ({thesis.source})"
+            for seat, counts in test["seats"].items())
+    else:
+        outcome = "above" if 100 * low > thesis.win_rate else "not above"
+        comparison = f"the thesis's best, {_theirs(thesis)}: our interval is {outcome} {thesis.win_rate:g}"
     return lines + [
         f"Study `{run.spec.name}`, trial {best.number}: `{re.sub(r' weights=[^;)]*', '', str(best.config))}`.",
         "",
         f"Test: **{100 * win:.2f}% [{100 * low:.2f}, {100 * high:.2f}] on {games:,} fresh games** (chosen on "
         f"validation, {100 * validation['win_rate']:.2f}% on {validation['games']:,} other games; search figure "
-        f"{100 * best.win_rate:.1f}% on {best.games:,} games, optimistic); the thesis's best, "
-        f"{_theirs(thesis)}: our interval is {outcome} {bar:g}. Reproduce with `{command}`.",
+        f"{100 * best.win_rate:.1f}% on {best.games:,} games, optimistic); {comparison}. Reproduce with "
+        f"`{command}`.",
         "",
     ]
 
@@ -395,7 +431,7 @@ def _draw_section(section: Section, trials: list[Measured]) -> Callable:
     def draw(axes):
         _lines(axes, trials, x, lambda m: ", ".join(f"{name} {_cell(column_of(m, name))}" for name in lines) or "ours")
         if figure.get("published"):
-            rows = sorted((published_column(p, x), p.win_rate) for p in PUBLISHED if section.compares(p))
+            rows = sorted((published_column(p, x), p.win_rate) for p in section.published_rows())
             source = section.title.rpartition("(")[2].rstrip(")")
             axes.plot(*zip(*rows), "k--", marker="s", label=f"published ({source})")
         axes.set(xscale="log" if figure.get("log") else "linear", xlabel=figure.get("xlabel", x),
@@ -423,49 +459,87 @@ def _draw_pareto(run: StudyRun) -> Callable:
 # ---- the document -----------------------------------------------------------------------------------------------
 
 
+def previous_report(out: Path) -> tuple[dict[str, list[str]], dict[str, str]]:
+    """The report already at ``out``: its sections (lines from a ``## `` title to the next, by title) and its
+    study table's rows (by study name); empty when there is none."""
+    blocks: dict[str, list[str]] = {}
+    rows: dict[str, str] = {}
+    title = None
+    for line in out.read_text().splitlines() if out.is_file() else []:
+        if line.startswith("## "):
+            title = line[3:]
+            blocks[title] = []
+        if title is not None:
+            blocks[title].append(line)
+        elif match := re.match(r"\| `([^`]+)` \|", line):
+            rows[match.group(1)] = line
+    return blocks, rows
+
+
 def write_report(study_files: list[Path], out: Path, root: Path = Path(".")) -> Path:
-    """Read the studies (default local stores in ``root``); write ``out`` and its figures (``figures/`` beside it)."""
+    """Read the studies (default local stores in ``root``); write ``out`` and its figures (``figures/`` beside it).
+
+    A section none of whose studies was run here (no store in ``root``: run on another machine) keeps its text
+    from the report already at ``out``, and so does its studies' row of the study table."""
     runs = {}
     for path in study_files:
         run = read_study(Path(path), root)
         runs[run.spec.name] = run
     figures = write_figures(runs, out.parent / "figures")
+    kept_blocks, kept_rows = previous_report(out)
+
+    def kept(title: str, names) -> list[str] | None:
+        """The previous text of a section whose studies were not run here."""
+        if all(runs[name].trials is None for name in names) and title in kept_blocks:
+            return kept_blocks[title]
+        return None
+
     lines = [
         "# Results: this pipeline next to the thesis",
         "",
         f"Generated by `lotr report` on {datetime.date.today().isoformat()} (code {code_version()}) from the study "
         "files in `studies/`, run on a 2-core machine at the scale each section states (trials, games per trial, "
         "training episodes). Win rates in percent with their 95% Wilson interval and games; the thesis's with its "
-        "normal half-width. A row *agrees* when the intervals overlap.",
+        "normal half-width. A row *agrees* when the intervals overlap. A section whose studies were not run where "
+        "this report was generated keeps its text from the previous report (its history says when it was made).",
         "",
         "| study | trials | games per trial | training episodes | sampler |",
         "|---|---|---|---|---|",
     ]
     for name, run in runs.items():
         spec = run.spec
+        if run.trials is None and name in kept_rows:
+            lines.append(kept_rows[name])
+            continue
         episodes = f"{spec.episodes:,}" if spec.trains else "-"
         count = "not run" if run.trials is None else str(len(run.trials))
         count += f" (+{run.pruned} pruned)" if run.pruned else ""
         lines.append(f"| `{name}` | {count} | {spec.games:,} | {episodes} | {spec.sampler} |")
     lines.append("")
     for section in sections(runs):
-        if section.config:
-            lines += best_markdown(section, runs[section.studies[0]])
+        if (previous := kept(section.title, section.studies)) is not None:
+            lines += previous
             continue
-        lines += section_markdown(section, runs)
+        lines += best_markdown(section, runs[section.studies[0]]) if section.config else section_markdown(section, runs)
+        lines += [section.note, ""] if section.note else []
         if section.key in figures:
             lines += [f"![{section.key}](figures/{figures[section.key].name})", ""]
+    trained = [name for name, run in runs.items() if run.spec.report.get("curves")]
     if "learning-curves" in figures:
         lines += ["## Learning curves", "", "![learning curves](figures/learning-curves.png)", ""]
+    elif trained and (previous := kept("Learning curves", trained)) is not None:
+        lines += previous
     for run in runs.values():
+        title = run.spec.report.get("title", f"Win rate against time per game ({run.spec.name}, two objectives)")
+        if len(run.spec.metrics) > 1 and (previous := kept(title, [run.spec.name])) is not None:
+            lines += previous
         if not (run.pareto and run.trials):
             continue
-        title = run.spec.report.get("title", f"Win rate against time per game ({run.spec.name}, two objectives)")
         lines += [f"## {title}", "", "| trial | win % [95% CI] (games) | ms/game | parameters |", "|---|---|---|---|"]
         for m in sorted(run.pareto, key=lambda m: m.seconds_per_game):
             params = ", ".join(f"{k} {v:.3g}" if isinstance(v, float) else f"{k} {v}" for k, v in m.params.items())
             lines.append(f"| {m.number} | {_ours(m)} | {1000 * m.seconds_per_game:.2f} | {params} |")
         lines += ["", f"![Pareto front](figures/{figures[f'pareto-{run.spec.name}'].name})", ""]
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text("\n".join(lines))
+    out.write_text("\n".join(lines) + "\n")
     return out

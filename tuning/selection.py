@@ -123,8 +123,10 @@ def _play(spec: StudySpec, trial: FrozenTrial, games: int, seed: int, workers: i
     print(f"[{spec.name}] {label}: trial {trial.number} on {games:,} games of seed {seed}", file=sys.stderr,
           flush=True)
     played: Evaluation = evaluate_setup(setup, games=games, seed=seed, options=spec.trial_options(trial.params),
-                                        workers=workers, progress=sys.stderr.isatty())
+                                        workers=workers, progress=sys.stderr.isatty(), seats=spec.seat)
     figure = {"win_rate": played.win_rate, "wilson_95": list(played.wilson_95), "games": played.games, "seed": seed}
+    if played.seats:
+        figure["seats"] = played.seats
     print(f"[{spec.name}] {label}: trial {trial.number} won {describe(figure)}", file=sys.stderr, flush=True)
     return figure
 
@@ -132,8 +134,12 @@ def _play(spec: StudySpec, trial: FrozenTrial, games: int, seed: int, workers: i
 def describe(figure: dict) -> str:
     """``67.0% [61.5, 72.1] on 300 games of seed 2000003``."""
     low, high = figure["wilson_95"]
-    return (f"{100 * figure['win_rate']:.1f}% [{100 * low:.1f}, {100 * high:.1f}] on {figure['games']:,} games "
+    text = (f"{100 * figure['win_rate']:.1f}% [{100 * low:.1f}, {100 * high:.1f}] on {figure['games']:,} games "
             f"of seed {figure['seed']}")
+    for seat, counts in figure.get("seats", {}).items():  # a two-player game: each seat's own figure
+        seat_low, seat_high = counts["wilson_95"]
+        text += f", {seat} seat {100 * counts['win_rate']:.1f}% [{100 * seat_low:.1f}, {100 * seat_high:.1f}]"
+    return text
 
 
 def describe_choice(chosen: dict) -> str:

@@ -21,6 +21,7 @@
     metrics = ["win_rate"]             # or ["win_rate", "seconds_per_game"]: two objectives, Pareto front
     games = 200                        # per trial, games 0..games-1 of seed: every trial plays the same deals
     seed = 0
+    seat = "both"                      # a two-player game: the tuned agent's seat, first | second | both
 
     [validation]                       # the top trials compared on fresh deals: the one to export is chosen here
     top_k = 3
@@ -54,6 +55,7 @@
     section = "mcts-setups"            # the published experiment it is compared with (tuning.published)
     title = "MCTS setups at budget 40 (Table 6.2)"
     columns = ["setup", "difficulty"]  # a row's key: setup, difficulty, search, study, or a parameter
+    note = "..."                       # optional: text printed under the section (measurements made beside it)
 
 Experiments that compare setups or difficulties (the thesis's tables) search
 them like any other choice and usually run every combination::
@@ -62,6 +64,7 @@ them like any other choice and usually run every combination::
     setup = { choice = ["random-random-random", "random-mcts-mcts"] }   # instead of the top-level setup
     difficulty = { choice = ["easy", "medium", "hard"] }                # instead of the top-level difficulty
     reduction = { choice = [true, false] }
+    opening = { choice = ["1-8", "1-7"] }                                # a game option (Love Letter's), likewise
 
     [search]
     sampler = "grid"                   # every combination once; n_trials defaults to their number
@@ -78,7 +81,8 @@ so the three seeds must differ, which is checked.
 
 In a two-player game (``game = "nim"``) the setup names the tuned agent first
 and its opponent second ("mcts-random"); every trial plays each deal in both
-seats.
+seats, or in the one ``objective.seat`` names (the validation and the test
+too).
 
 Every key is validated before anything runs; a problem is one line naming the
 key, the value and what is allowed (``SpecError``).
@@ -96,6 +100,7 @@ from pathlib import Path
 from typing import Any
 
 import gamecore
+from agents.evaluation import SEATS
 from agents.setup import Setup
 from agents.specs import SpecError
 from tuning.space import Domain
@@ -105,7 +110,7 @@ SAMPLERS = ("tpe", "hyperopt", "random", "grid")
 PRUNERS = ("wilcoxon", "median", "halving", "none")
 METRICS = {"win_rate": "maximize", "seconds_per_game": "minimize"}
 SECTIONS = {
-    "objective": {"metrics": ["win_rate"], "games": 200, "seed": 0},
+    "objective": {"metrics": ["win_rate"], "games": 200, "seed": 0, "seat": "both"},
     "validation": {"top_k": 3, "games": 2000, "seed": 1_000_003},
     "test": {"games": 2000, "seed": 2_000_003},
     "training": {"episodes": 10_000, "envs": 1},
@@ -126,7 +131,7 @@ TOP_KEYS = ("name", "game", "difficulty", "setup", "options", "fixed", "space", 
 # [report]: the study's section of ``lotr report`` (tuning.report), with the type of each key
 REPORT_KEYS = {"section": str, "title": str, "order": int, "columns": list, "reason": str, "published": dict,
                "exclude": dict, "best_per": list, "detail": str, "figure": dict, "values": dict, "curves": bool,
-               "rules_random": bool, "config": str}
+               "rules_random": bool, "config": str, "note": str}
 POSITIVE = {"games", "episodes", "envs", "n_trials", "workers", "heartbeat_interval", "grace_period"}
 CONTEXT = ("setup", "difficulty")  # searched choices that pick a trial's setup or difficulty, not a parameter
 
@@ -164,6 +169,8 @@ class StudySpec:
     game: str = gamecore.DEFAULT_GAME
     options: tuple[tuple[str, Any], ...] = ()  # the game's options but the difficulty
     report: dict = field(default_factory=dict, compare=False)  # its [report] table
+    seat: str = "both"  # a two-player game: the seat(s) of the evaluated agent (first, second, both)
+    searched_options: tuple[str, ...] = ()  # game options in [space] (the difficulty apart), e.g. Love Letter's opening
 
     @functools.cached_property
     def setups(self) -> tuple[Setup, ...]:
@@ -174,7 +181,7 @@ class StudySpec:
     @property
     def trains(self) -> bool:
         """Whether trials may train rl stages first."""
-        return any(setup.has_python_agents for setup in self.setups)
+        return any(setup.has_trained_agents for setup in self.setups)
 
     @property
     def setup_label(self) -> str:
@@ -192,7 +199,7 @@ class StudySpec:
 
     def trial_setup(self, params: dict[str, Any]) -> Setup:
         """The setup of a trial with these searched values."""
-        params = {k: v for k, v in params.items() if k != "difficulty"}
+        params = {k: v for k, v in params.items() if k != "difficulty" and k not in self.searched_options}
         if "setup" not in params:
             return self.setup.with_params(params, where=f"{self.source}: space")
         base = Setup.parse(params.pop("setup"), self.game)
@@ -206,7 +213,8 @@ class StudySpec:
     def trial_options(self, params: dict[str, Any]) -> dict[str, Any]:
         """The game options a trial with these searched values plays."""
         difficulty = self.trial_difficulty(params)
-        return dict(self.options) | ({} if difficulty is None else {"difficulty": difficulty})
+        searched = {name: params[name] for name in self.searched_options if name in params}
+        return dict(self.options) | searched | ({} if difficulty is None else {"difficulty": difficulty})
 
     def resolved(self, storage: str, tracking_uri: str) -> str:
         """The study as it will run, on these stores (``lotr tune run --dry-run``)."""
@@ -214,7 +222,7 @@ class StudySpec:
             f"study {self.name}: {self.game}"
             + (f", {self.difficulty if self.domain('difficulty') is None else 'difficulty searched'}"
                if self.difficulty is not None else "")
-            + "".join(f", {k} = {v!r}" for k, v in self.options)
+            + "".join(f", {k} = {v!r}" for k, v in self.options if k not in self.searched_options)
             + f", setup {self.setup if self.domain('setup') is None else 'searched'}",
             "fixed: " + (", ".join(f"{k} = {v!r}" for k, v in self.fixed) or "nothing"),
             "space:",
@@ -313,9 +321,18 @@ def parse_study(data: dict, source: str = "study") -> StudySpec:
     if not isinstance(option_table, dict) or "difficulty" in option_table:
         raise SpecError(f"{source}: options = {option_table!r} is invalid; expected a table of game options (the "
                         "difficulty at the top level)")
+    searched_options = tuple(d.name for d in space if d.name != "difficulty" and d.name in {p.name for p in game.options})
+    for domain in (d for d in space if d.name in searched_options):  # searched like the difficulty
+        if domain.name in option_table:
+            raise SpecError(f"{source}: {domain.name} is both in [options] and in [space]; keep one of them")
+        if domain.kind != "choice":
+            raise SpecError(f"{source}: space.{domain.name} is invalid; expected {{ choice = [...] }}")
     for difficulty in difficulties:
         options = game.check_options({**option_table, **({} if difficulty is None else {"difficulty": difficulty})},
                                      f"{source}: options" if difficulty is None else source)
+        for domain in (d for d in space if d.name in searched_options):
+            for value in domain.choices:
+                game.check_options({**option_table, domain.name: value}, f"{source}: space")
     options.pop("difficulty", None)
     names = searched["setup"].choices if "setup" in searched else (data["setup"],)
     setups = []
@@ -339,7 +356,7 @@ def parse_study(data: dict, source: str = "study") -> StudySpec:
         setups = [s.with_params({k: v for k, v in fixed.items() if s.has_param(k)}, f"{source}: fixed") for s in setups]
     else:
         setups = [setups[0].with_params(fixed, where=f"{source}: fixed")]
-    parameters = [d for d in space if d.name not in CONTEXT]
+    parameters = [d for d in space if d.name not in CONTEXT and d.name not in searched_options]
     _check_fits({d.name: None for d in parameters}, setups, f"{source}: space")
     for domain in parameters:  # every value of every domain must fit the setups that have it
         for value in domain.choices or (domain.low, domain.high):
@@ -351,6 +368,9 @@ def parse_study(data: dict, source: str = "study") -> StudySpec:
     metrics = objective["metrics"]
     if not isinstance(metrics, list) or not metrics or any(m not in METRICS for m in metrics) or len(set(metrics)) != len(metrics):
         raise SpecError(f"{source}: objective.metrics = {metrics!r} is invalid; expected a list of {', '.join(METRICS)}")
+    if objective["seat"] not in SEATS or ("seat" in data.get("objective", {}) and not game.by_seat):
+        expected = f"one of {', '.join(SEATS)}" if game.by_seat else f"no seat: {game.name} is not a two-player game"
+        raise SpecError(f"{source}: objective.seat = {objective['seat']!r} is invalid; expected {expected}")
     validation, test, training, search, tracking = (
         _section(data, key, source) for key in ("validation", "test", "training", "search", "mlflow"))
     seeds = {"objective.seed": objective["seed"], "validation.seed": validation["seed"], "test.seed": test["seed"]}
@@ -412,6 +432,8 @@ def parse_study(data: dict, source: str = "study") -> StudySpec:
         game=game.name,
         options=tuple(options.items()),
         report=report,
+        seat=objective["seat"],
+        searched_options=searched_options,
     )
 
 

@@ -19,23 +19,8 @@ agent under the corrected rules of RULES.md (4,000,000 games each), the referenc
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
 
-
-@dataclass(frozen=True)
-class Published:
-    """One published win rate: where it comes from, what it measures and how it was obtained."""
-
-    source: str  # "Table 6.2", "Figure 6.2", ...
-    experiment: str  # short key, e.g. "mcts-setups"
-    label: str  # setup in short form planning-questing-defense, e.g. "random-mcts-mcts"
-    difficulty: str  # "easy" | "medium" | "hard"
-    win_rate: float  # percent (NaN where the thesis states no value)
-    interval: float | None  # 95 % half-width in percent, if given
-    games: int | None  # games behind the figure, if stated
-    params: dict = field(default_factory=dict)
-    note: str = ""
-
+from gamecore.published import Published
 
 # The random agent under the corrected rules (RULES.md, "The thesis's random agent"): 4,000,000 games each.
 RULES_RANDOM = {"easy": 54.15, "medium": 52.80, "hard": 4.25}
