@@ -34,7 +34,8 @@ the best mean (ties: more visits). Flat Monte Carlo gives every root candidate
 an equal share of the budget (``budget_per = "decision"``) or the whole budget
 (``"action"``, the Love Letter thesis's Monte Carlo player), each playout from
 a fresh determinization, and picks the best mean (ties: the candidate listed
-first, the playout policy's choice leading). The real game is never touched: the searches work on copies.
+first, the playout policy's choice leading). The real game is never touched:
+the searches work on copies.
 
 Common random numbers in the harness: game i is dealt from
 ``derive_seed(seed, i)`` whatever the setup, and the agent of role r draws

@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 import gamecore
+from gamecore.interface import imported
 from gamecore.params import Param, SpecError
 from gamecore.row import (
     BUDGET,
@@ -200,10 +201,7 @@ class AgentSpec:
 
 def python_agent(role: str, spec: AgentSpec):
     """The Python agent ``spec`` names, for ``role``: its kind's factory called with (role, spec)."""
-    import importlib
-
-    module, _, function = spec.kind.factory.partition(":")
-    return getattr(importlib.import_module(module), function)(role, spec)
+    return imported(spec.kind.factory)(role, spec)
 
 
 def acting_mode(spec: AgentSpec) -> str:

@@ -36,10 +36,18 @@ def names() -> list[str]:
     found = {
         module.name.removesuffix(_jit_cache.GAME_PACKAGE_SUFFIX)
         for path in (None, beside) for module in pkgutil.iter_modules(path)
-        if module.ispkg and module.name.endswith(_jit_cache.GAME_PACKAGE_SUFFIX)
-        and importlib.util.find_spec(f"{module.name}.game") is not None
+        if module.ispkg and module.name.endswith(_jit_cache.GAME_PACKAGE_SUFFIX) and _has_game_module(module.name)
     }
     return sorted(found | set(_REGISTERED))
+
+
+def _has_game_module(package: str) -> bool:
+    """Whether ``package`` can be imported and has a ``game`` module (a folder beside this project's packages
+    that the installed project does not know yet is not a game)."""
+    try:
+        return importlib.util.find_spec(f"{package}.game") is not None
+    except ModuleNotFoundError:
+        return False
 
 
 def load(name: str) -> Game:

@@ -46,6 +46,12 @@ from gamecore.params import Param, SpecError
 from gamecore.published import Published
 
 
+def imported(target: str) -> Callable:
+    """The function named by ``target``, "module:function" (a game's agent factory, command or drawing)."""
+    module, _, name = target.partition(":")
+    return getattr(importlib.import_module(module), name)
+
+
 @dataclass(frozen=True)
 class PythonAgent:
     """An agent that decides in Python, in batches (a network, a table): ``factory`` ("module:function")
@@ -72,8 +78,7 @@ class Command:
 
     def function(self, which: str) -> Callable:
         """``arguments`` or ``run``, imported."""
-        module, _, name = getattr(self, which).partition(":")
-        return getattr(importlib.import_module(module), name)
+        return imported(getattr(self, which))
 
 
 @dataclass(frozen=True)
@@ -109,6 +114,7 @@ class Game:
     presets: tuple[Preset, ...] = ()  # agents named by the game: another agent with other defaults
     published: tuple[Published, ...] = ()  # the published results its report sections are compared with
     commands: tuple[Command, ...] = ()  # its own subcommands of the command line (lotr <game> <command>)
+    draw: str = ""  # "module:function" drawing a state to a PNG file, (state, path) -> path (lotr play --png)
 
     @property
     def by_seat(self) -> bool:

@@ -14,6 +14,7 @@ from agents.executors import EXECUTORS
 from agents.interruption import Interrupted, stop_signals
 from agents.specs import RL_ALGORITHMS, AgentSpec, SpecError, agent_names
 from gamecore import DEFAULT_GAME
+from gamecore.interface import imported
 from lotr_sim.layout import DIFFICULTIES
 
 
@@ -77,14 +78,18 @@ def _add_setup_arguments(command: argparse.ArgumentParser) -> None:
                          help="a game option, e.g. difficulty=easy (repeatable)")
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="lotr", description="Simulate, evaluate and tune agents for the LOTR card game model.")
+def build_parser(game_name: str | None = None) -> argparse.ArgumentParser:
+    """The command line; ``game_name`` (the first argument) adds that game's own commands (``lotr loveletter
+    table``)."""
+    parser = _Parser(prog="lotr", description="Simulate, evaluate and tune agents for the LOTR card game model; "
+                     "lotr GAME COMMAND runs a game's own commands (lotr loveletter table).")
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
     play = commands.add_parser("play", help="play one game and print its trace")
     _add_setup_arguments(play)
     play.set_defaults(handler=_play, command_parser=play)
     play.add_argument("--seed", type=_seed, default=0, help="the game's seed (deal and agents' choices)")
+    play.add_argument("--png", help="also draw the final position to this PNG file (games that draw, e.g. carcassonne)")
 
     evaluate = commands.add_parser("eval", help="win rate of a setup over many games")
     _add_setup_arguments(evaluate)
@@ -140,15 +145,16 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("--tracking-uri", help="the MLflow store of --run-id (default: MLflow's default)")
     export.add_argument("--out", required=True, help="best.toml or best.json")
     export.set_defaults(handler=_tune_export, command_parser=export)
-    for game_name in gamecore.names():  # a game's own subcommands: lotr <game> <command>
-        game = gamecore.load(game_name)
-        if game.commands:
-            of_game = commands.add_parser(game_name, help=f"{game_name}'s own commands")
-            game_commands = of_game.add_subparsers(dest="game_command", required=True, parser_class=_Parser)
-            for command in game.commands:
-                parser_of = game_commands.add_parser(command.name, help=command.help)
-                command.function("arguments")(parser_of)
-                parser_of.set_defaults(handler=_game_command(command), command_parser=parser_of)
+    if game_name in gamecore.names():  # lotr <game> <command>: a game's own commands (only that game is loaded)
+        of_game = commands.add_parser(game_name, help=f"{game_name}'s own commands")
+        own = gamecore.load(game_name).commands
+        of_game.set_defaults(handler=_game_command(None, game_name), command_parser=of_game)
+        game_commands = of_game.add_subparsers(dest="game_command", metavar="COMMAND", required=bool(own),
+                                              parser_class=_Parser)
+        for command in own:
+            parser_of = game_commands.add_parser(command.name, help=command.help)
+            command.function("arguments")(parser_of)
+            parser_of.set_defaults(handler=_game_command(command, game_name), command_parser=parser_of)
     for commands_of, name in ((commands, "report"), (tune_commands, "report")):
         report = commands_of.add_parser(name, help="the finished studies next to the thesis's numbers (Markdown + PNG)")
         report.add_argument("studies", nargs="*", help="study files (default: studies/*.toml)")
@@ -301,8 +307,11 @@ def _report(parser, args) -> int:
     return 0
 
 
-def _game_command(command):
+def _game_command(command, game_name: str):
+    """The handler of ``lotr <game> <command>``; without a command, a one-line error."""
     def run(parser, args) -> int:
+        if command is None:
+            parser.error(f"{game_name} has no commands of its own; play it with lotr play --game {game_name}")
         return command.function("run")(args)
 
     return run
@@ -312,11 +321,17 @@ def _play(parser, args) -> int:
     from agents.play import play_traced_game
 
     setup = _setup(parser, args)
+    draw = gamecore.load(setup.game).draw
+    if args.png and not draw:
+        parser.error(f"--png: {setup.game} has no picture; games that draw: "
+                     f"{', '.join(name for name in gamecore.names() if gamecore.load(name).draw) or 'none'}")
     try:
         game = play_traced_game(setup, args.seed, **_options(parser, args, setup))
     except SpecError as error:
         parser.error(str(error))
     print(game.trace_text())
+    if args.png:
+        print(f"drew {imported(draw)(game, args.png)}")
     return 0
 
 
@@ -349,7 +364,8 @@ def _eval(parser, args) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    argv = sys.argv[1:] if argv is None else argv
+    args = build_parser(argv[0] if argv else None).parse_args(argv)
     try:
         with stop_signals():
             return args.handler(args.command_parser, args)

@@ -52,7 +52,7 @@
     experiment = "mcts-hpo"                # default: the study's name
 
     [report]                           # optional: the study's section of lotr report (tuning.report)
-    section = "mcts-setups"            # the published experiment it is compared with (tuning.published)
+    section = "mcts-setups"            # the published experiment it is compared with (the game's Game.published)
     title = "MCTS setups at budget 40 (Table 6.2)"
     columns = ["setup", "difficulty"]  # a row's key: setup, difficulty, search, study, or a parameter
     note = "..."                       # optional: text printed under the section (measurements made beside it)

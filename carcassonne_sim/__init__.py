@@ -1,0 +1,6 @@
+"""Carcassonne (``carcassonne_sim``): the base game for two players on the game interface (``gamecore``).
+
+``tiles`` holds the 72 tiles as data, ``kernels`` the compiled rules and
+interface, ``game`` the ``GAME`` descriptor and the Python state, ``picture``
+the drawing of a board; the rules are in ``docs/carcassonne-rules.md``.
+"""

@@ -1,0 +1,734 @@
+"""Carcassonne's compiled rules and interface (``gamecore.interface``): the base game for two players.
+
+The state is one ``int64`` array (layout below; ``docs/carcassonne-rules.md``
+has the rules). The board is a torus of ``BOARD`` x ``BOARD`` cells indexed by
+the true coordinates modulo ``BOARD``: the 72 tiles span at most 72 columns, so
+every placed tile and every open position (at most 74 columns) has a cell of
+its own. A cell holds its placed tile's index plus one, or, for an open
+position (the *frontier*), the edges its neighbours require (2 bits per side,
+with a mask) and its index in the frontier list. Features are tracked
+incrementally: segment ``s`` of the ``i``-th placed tile is node ``8 i + s`` of
+a union-find whose roots keep the open edges (a city's unmatched sides, a
+road's unmatched ends: complete at 0), the meeples of each player and a
+circular list of the members (for scoring). An action is ``(x, y, rotation,
+segment)`` for the tile drawn: rotation in quarter turns clockwise, segment
+the tile's feature that takes a meeple (-1: none).
+"""
+
+import numpy as np
+
+from carcassonne_sim.tiles import (
+    CANONICAL,
+    CITY,
+    EDGE,
+    EDGE_CITY,
+    EDGE_ROAD,
+    FIELD,
+    KIND,
+    MAX_SEGMENTS,
+    MONASTERY,
+    MONASTERY_SEGMENT,
+    N_ROTATIONS,
+    N_SEGMENTS,
+    N_STACK,
+    N_TILES,
+    OPENING,
+    PENNANT,
+    PORT_SEGMENT,
+    ROAD,
+    SIGNATURE,
+    STACK_TILES,
+    START,
+    TOUCHES,
+)
+from gamecore.jit import allocating, inline_kernel, kernel
+from gamecore.rng import below, mix64
+
+MEEPLES_EACH = 7
+BOARD = N_TILES + 2  # the torus side: 72 tiles and the open positions at both ends of a line of them
+OFFSET = 2 * BOARD  # added to a coordinate (|x| <= 72) before the modulo
+N_CELLS = BOARD * BOARD
+N_NODES = N_TILES * MAX_SEGMENTS
+MAX_FRONTIER = 2 * N_TILES + 2  # the most open positions around n placed tiles is 2 n + 2
+REACH = N_TILES  # |x| and |y| of any position
+DX = np.array([0, 1, 0, -1], np.int64)  # sides N E S W; y grows northwards
+DY = np.array([1, 0, -1, 0], np.int64)
+MONASTERY_FULL = 9
+
+# Grid cell bits.
+TILE_BITS = 0xFF  # placed tile index + 1 (0: empty)
+REQ_SHIFT, MASK_SHIFT, FRONT_SHIFT = 8, 16, 24
+
+# State layout.
+TO_MOVE = 0
+OVER = 1
+CUR = 2  # the drawn tile's type
+TOP = 3  # next position of ORDER to draw
+KNOWN_BOTTOM = 4  # the last tiles of the stack, returned to its bottom in sight of both players
+REJECTS = 5  # tiles returned to the bottom in a row (the game ends when every remaining tile was)
+RETURNED = 6  # tiles returned to the bottom in the whole game
+PLACED = 7
+N_FRONT = 8
+STAMP_COUNT = 9
+SCORE = 10  # per player
+SUPPLY = SCORE + 2  # meeples in hand, per player
+MEEPLES_PLAYED = SUPPLY + 2  # per player
+TURNS = MEEPLES_PLAYED + 2  # turns played, per player
+TURNS_WITH_MEEPLE = TURNS + 2  # turns begun with a meeple in hand, per player
+PLAYED_ON = TURNS_WITH_MEEPLE + 2  # meeples played per player and feature kind: 4 player + kind
+ORDER = PLAYED_ON + 8  # the 71 tiles of the stack, drawn from TOP on
+TILE_TYPE = ORDER + N_STACK  # per placed tile, in order of placement (0: the start tile)
+TILE_ROT = TILE_TYPE + N_TILES
+TILE_X = TILE_ROT + N_TILES
+TILE_Y = TILE_X + N_TILES
+FRONT_CELL = TILE_Y + N_TILES  # the open positions: cell, x, y
+FRONT_X = FRONT_CELL + MAX_FRONTIER
+FRONT_Y = FRONT_X + MAX_FRONTIER
+GRID = FRONT_Y + MAX_FRONTIER
+PARENT = GRID + N_CELLS  # union-find over segments
+NEXT = PARENT + N_NODES  # circular list of a feature's segments
+SIZE = NEXT + N_NODES  # at a root
+OPEN = SIZE + N_NODES  # at a root: unmatched city sides or road ends
+MEEPLES = OPEN + N_NODES  # at a root: player 0's meeples + 256 * player 1's
+OWNER = MEEPLES + N_NODES  # per segment: 1 + the player whose meeple stands on it, 0 none
+STAMP = OWNER + N_NODES  # marks for counting distinct tiles or cities
+STATE_SIZE = STAMP + N_NODES
+
+ACTION_SIZE = 4  # x, y, rotation, segment (-1: no meeple)
+NO_MEEPLE = -1
+N_PLAYERS = 2
+N_ROLES = 2
+ROLES_BY_SEAT = True
+# Record: scores, meeples played, turns with a meeple, turns (per player), tiles placed, tiles returned to
+# the bottom, tiles left when no remaining tile could be placed, meeples played per player and kind.
+REC_SCORE, REC_MEEPLES, REC_TWM, REC_TURNS, REC_PLACED, REC_RETURNED, REC_LEFT, REC_KINDS = 0, 2, 4, 6, 8, 9, 10, 11
+N_RECORD = REC_KINDS + 8
+MAX_OPTIONS = 32  # per open position: 4 rotations x (7 segments + no meeple) for the tile with most
+MAX_CANDIDATES = MAX_FRONTIER * MAX_OPTIONS
+OK = 0
+ERR_OVER, ERR_ROTATION, ERR_OCCUPIED, ERR_NOT_ADJACENT, ERR_EDGE, ERR_FEATURE, ERR_NO_MEEPLE, ERR_CLAIMED = range(1, 9)
+RANDOM = 0  # the compiled policy: the paper's random agent
+
+
+@inline_kernel
+def cell_of(x, y):
+    return (x + OFFSET) % BOARD + BOARD * ((y + OFFSET) % BOARD)
+
+
+@inline_kernel
+def tile_at(S, x, y):
+    """The index + 1 of the tile at (x, y), 0 if none."""
+    return S[GRID + cell_of(x, y)] & TILE_BITS
+
+
+@kernel
+def find(S, a):
+    """The root of node ``a``, halving the path on the way."""
+    while S[PARENT + a] != a:
+        S[PARENT + a] = S[PARENT + S[PARENT + a]]
+        a = S[PARENT + a]
+    return a
+
+
+@kernel
+def root_of(S, a):
+    """The root of node ``a``, changing nothing."""
+    while S[PARENT + a] != a:
+        a = S[PARENT + a]
+    return a
+
+
+@kernel
+def union(S, a, b):
+    """Merge the features of nodes ``a`` and ``b``; return the root."""
+    ra, rb = find(S, a), find(S, b)
+    if ra == rb:
+        return ra
+    if S[SIZE + ra] < S[SIZE + rb]:
+        ra, rb = rb, ra
+    S[PARENT + rb] = ra
+    S[SIZE + ra] += S[SIZE + rb]
+    S[OPEN + ra] += S[OPEN + rb]
+    S[MEEPLES + ra] += S[MEEPLES + rb]
+    S[NEXT + ra], S[NEXT + rb] = S[NEXT + rb], S[NEXT + ra]
+    return ra
+
+
+@kernel
+def add_front(S, x, y):
+    """Open the empty position (x, y) if it is not yet; return its cell."""
+    c = cell_of(x, y)
+    if (S[GRID + c] >> FRONT_SHIFT) == 0:
+        f = S[N_FRONT]
+        S[FRONT_CELL + f], S[FRONT_X + f], S[FRONT_Y + f] = c, x, y
+        S[GRID + c] = (f + 1) << FRONT_SHIFT
+        S[N_FRONT] = f + 1
+    return c
+
+
+@kernel
+def remove_front(S, f):
+    last = S[N_FRONT] - 1
+    if f != last:
+        moved = S[FRONT_CELL + last]
+        S[FRONT_CELL + f], S[FRONT_X + f], S[FRONT_Y + f] = moved, S[FRONT_X + last], S[FRONT_Y + last]
+        S[GRID + moved] = (S[GRID + moved] & ((np.int64(1) << FRONT_SHIFT) - 1)) | ((f + 1) << FRONT_SHIFT)
+    S[N_FRONT] = last
+
+
+@inline_kernel
+def fits(S, f, t, r):
+    """Whether tile type ``t`` at rotation ``r`` matches the neighbours of open position ``f``."""
+    w = S[GRID + S[FRONT_CELL + f]]
+    mask = (w >> MASK_SHIFT) & 0xFF
+    return (SIGNATURE[t, r] & mask) == ((w >> REQ_SHIFT) & 0xFF)
+
+
+@kernel
+def placeable(S, t):
+    for f in range(S[N_FRONT]):
+        for r in range(N_ROTATIONS[t]):
+            if fits(S, f, t, r):
+                return True
+    return False
+
+
+@kernel
+def join(S, i, side, j):
+    """Connect side ``side`` of placed tile ``i`` with the facing side of its neighbour ``j``."""
+    t, r = S[TILE_TYPE + i], S[TILE_ROT + i]
+    u, q = S[TILE_TYPE + j], S[TILE_ROT + j]
+    other = (side + 2) % 4
+    mine, theirs = 3 * side, 3 * other
+    a = MAX_SEGMENTS * i + PORT_SEGMENT[t, r, mine + 1]
+    b = MAX_SEGMENTS * j + PORT_SEGMENT[u, q, theirs + 1]
+    edge = EDGE[t, r, side]
+    root = union(S, a, b)
+    if edge == EDGE_CITY or edge == EDGE_ROAD:
+        S[OPEN + root] -= 2
+    if edge == EDGE_ROAD:
+        union(S, MAX_SEGMENTS * i + PORT_SEGMENT[t, r, mine], MAX_SEGMENTS * j + PORT_SEGMENT[u, q, theirs + 2])
+        union(S, MAX_SEGMENTS * i + PORT_SEGMENT[t, r, mine + 2], MAX_SEGMENTS * j + PORT_SEGMENT[u, q, theirs])
+
+
+@kernel
+def place(S, f, t, r):
+    """Put tile type ``t`` at rotation ``r`` on open position ``f``: its segments join the features of its
+    neighbours and the empty positions around it open. Returns the new tile's index."""
+    c, x, y = S[FRONT_CELL + f], S[FRONT_X + f], S[FRONT_Y + f]
+    remove_front(S, f)
+    i = S[PLACED]
+    S[PLACED] = i + 1
+    S[GRID + c] = i + 1
+    S[TILE_TYPE + i], S[TILE_ROT + i], S[TILE_X + i], S[TILE_Y + i] = t, r, x, y
+    for s in range(N_SEGMENTS[t]):
+        g = MAX_SEGMENTS * i + s
+        S[PARENT + g], S[NEXT + g], S[SIZE + g] = g, g, 1
+        S[OPEN + g], S[MEEPLES + g], S[OWNER + g] = OPENING[t, s], 0, 0
+    for side in range(4):
+        nx, ny = x + DX[side], y + DY[side]
+        j = tile_at(S, nx, ny)
+        if j != 0:
+            join(S, i, side, j - 1)
+        else:
+            n = add_front(S, nx, ny)
+            facing = 2 * ((side + 2) % 4)
+            S[GRID + n] |= (EDGE[t, r, side] << (REQ_SHIFT + facing)) | (np.int64(3) << (MASK_SHIFT + facing))
+    return i
+
+
+@kernel
+def claimable(S, f, t, r):
+    """The segments of tile type ``t`` at rotation ``r`` on open position ``f`` whose features, joined to the
+    neighbours', hold no meeple (bit s for segment s). Changes nothing."""
+    free = (np.int64(1) << N_SEGMENTS[t]) - 1
+    x, y = S[FRONT_X + f], S[FRONT_Y + f]
+    for side in range(4):
+        j = tile_at(S, x + DX[side], y + DY[side]) - 1
+        if j < 0:
+            continue
+        u, q = S[TILE_TYPE + j], S[TILE_ROT + j]
+        theirs = 3 * ((side + 2) % 4)
+        road = EDGE[t, r, side] == EDGE_ROAD
+        for k in range(3):
+            if k != 1 and not road:
+                continue
+            b = MAX_SEGMENTS * j + PORT_SEGMENT[u, q, theirs + 2 - k]
+            if S[MEEPLES + root_of(S, b)] != 0:
+                free &= ~(np.int64(1) << PORT_SEGMENT[t, r, 3 * side + k])
+    return free
+
+
+@kernel
+def front_index(S, x, y):
+    """The open position at (x, y), or -1."""
+    if abs(x) > REACH or abs(y) > REACH:
+        return -1
+    f = (S[GRID + cell_of(x, y)] >> FRONT_SHIFT) - 1
+    if f < 0 or S[FRONT_X + f] != x or S[FRONT_Y + f] != y:
+        return -1
+    return f
+
+
+@kernel
+def check(S, act, err):
+    """OK if ``act`` is legal for the player to move, else the reason's code (``err[1]``: the side of an edge
+    mismatch)."""
+    if S[OVER] != 0:
+        return ERR_OVER
+    x, y, r, m = act[0], act[1], act[2], act[3]
+    t = S[CUR]
+    if r < 0 or r > 3:
+        return ERR_ROTATION
+    f = front_index(S, x, y)
+    if f < 0:
+        if abs(x) <= REACH and abs(y) <= REACH and tile_at(S, x, y) != 0:
+            return ERR_OCCUPIED
+        return ERR_NOT_ADJACENT
+    w = S[GRID + S[FRONT_CELL + f]]
+    wrong = (SIGNATURE[t, r] & (w >> MASK_SHIFT)) ^ (w >> REQ_SHIFT)
+    for side in range(4):
+        if (wrong >> (2 * side)) & 3:
+            err[1] = side
+            return ERR_EDGE
+    if m != NO_MEEPLE:
+        if m < 0 or m >= N_SEGMENTS[t]:
+            return ERR_FEATURE
+        if S[SUPPLY + S[TO_MOVE]] == 0:
+            return ERR_NO_MEEPLE
+        if not (claimable(S, f, t, r) >> m) & 1:
+            return ERR_CLAIMED
+    return OK
+
+
+@inline_kernel
+def award(S, meeples, points):
+    """Give ``points`` to the player(s) with most meeples (``meeples``: player 0's + 256 * player 1's)."""
+    m0, m1 = meeples & 0xFF, meeples >> 8
+    if m0 >= m1:
+        S[SCORE] += points
+    if m1 >= m0:
+        S[SCORE + 1] += points
+
+
+@inline_kernel
+def new_stamp(S):
+    S[STAMP_COUNT] += 1
+    return S[STAMP_COUNT]
+
+
+@kernel
+def lift(S, g):
+    """Return the meeple on segment ``g`` (if any) to its owner."""
+    owner = S[OWNER + g]
+    if owner != 0:
+        S[SUPPLY + owner - 1] += 1
+        S[OWNER + g] = 0
+
+
+@kernel
+def score_feature(S, root, final):
+    """Score the road or city ``root`` for its majority: a road 1 per tile; a city 2 per tile and per pennant
+    when complete (its meeples return), 1 at the end of the game (they stay)."""
+    stamp = new_stamp(S)
+    tiles, pennants = 0, 0
+    g = root
+    while True:
+        i = g // MAX_SEGMENTS
+        if S[STAMP + i] != stamp:
+            S[STAMP + i] = stamp
+            tiles += 1
+        pennants += PENNANT[S[TILE_TYPE + i], g % MAX_SEGMENTS]
+        if not final:
+            lift(S, g)
+        g = S[NEXT + g]
+        if g == root:
+            break
+    if KIND[S[TILE_TYPE + root // MAX_SEGMENTS], root % MAX_SEGMENTS] == ROAD:
+        points = tiles
+    else:
+        points = (tiles + pennants) * (1 if final else 2)
+    award(S, S[MEEPLES + root], points)
+    S[MEEPLES + root] = 0
+
+
+@kernel
+def score_field(S, root):
+    """Score the field ``root`` at the end: 3 per completed city it borders, for its majority."""
+    stamp = new_stamp(S)
+    cities = 0
+    g = root
+    while True:
+        i = g // MAX_SEGMENTS
+        near = TOUCHES[S[TILE_TYPE + i], g % MAX_SEGMENTS]
+        c = 0
+        while near != 0:
+            if near & 1:
+                city = find(S, MAX_SEGMENTS * i + c)
+                if S[OPEN + city] == 0 and S[STAMP + city] != stamp:
+                    S[STAMP + city] = stamp
+                    cities += 1
+            near >>= 1
+            c += 1
+        g = S[NEXT + g]
+        if g == root:
+            break
+    award(S, S[MEEPLES + root], 3 * cities)
+    S[MEEPLES + root] = 0
+
+
+@kernel
+def neighbours(S, i):
+    """The tiles among the 8 around placed tile ``i``."""
+    x, y = S[TILE_X + i], S[TILE_Y + i]
+    n = 0
+    for dx in range(-1, 2):
+        for dy in range(-1, 2):
+            if (dx != 0 or dy != 0) and tile_at(S, x + dx, y + dy) != 0:
+                n += 1
+    return n
+
+
+@kernel
+def score_monasteries(S, i):
+    """Score every claimed monastery completed by tile ``i`` (its own included): 9 to its owner."""
+    x, y = S[TILE_X + i], S[TILE_Y + i]
+    for dx in range(-1, 2):
+        for dy in range(-1, 2):
+            j = tile_at(S, x + dx, y + dy) - 1
+            if j < 0:
+                continue
+            s = MONASTERY_SEGMENT[S[TILE_TYPE + j]]
+            if s >= 0 and S[OWNER + MAX_SEGMENTS * j + s] != 0 and neighbours(S, j) == 8:
+                g = MAX_SEGMENTS * j + s
+                S[SCORE + S[OWNER + g] - 1] += MONASTERY_FULL
+                S[MEEPLES + g] = 0
+                lift(S, g)
+
+
+@kernel
+def score_completed(S, i):
+    """Score the roads and cities tile ``i`` completed that hold meeples, then the monasteries."""
+    t = S[TILE_TYPE + i]
+    for s in range(N_SEGMENTS[t]):
+        k = KIND[t, s]
+        if k == CITY or k == ROAD:
+            root = find(S, MAX_SEGMENTS * i + s)
+            if S[OPEN + root] == 0 and S[MEEPLES + root] != 0:
+                score_feature(S, root, False)
+    score_monasteries(S, i)
+
+
+@kernel
+def score_end(S):
+    """The end of the game: every feature holding meeples scores once (incomplete roads, cities and
+    monasteries, and the fields); the meeples stay on the board, their features' counts are cleared."""
+    for i in range(S[PLACED]):
+        t = S[TILE_TYPE + i]
+        for s in range(N_SEGMENTS[t]):
+            g = MAX_SEGMENTS * i + s
+            if S[OWNER + g] == 0:
+                continue
+            root = find(S, g)
+            if S[MEEPLES + root] == 0:  # scored already
+                continue
+            k = KIND[t, s]
+            if k == MONASTERY:
+                S[SCORE + S[OWNER + g] - 1] += 1 + neighbours(S, i)
+                S[MEEPLES + g] = 0
+            elif k == FIELD:
+                score_field(S, root)
+            else:
+                score_feature(S, root, True)
+    S[OVER] = 1
+
+
+@kernel
+def return_to_bottom(S):
+    """The tile on top of the stack cannot be placed: it goes to the bottom, in sight of both players."""
+    tile = S[ORDER + S[TOP]]
+    for k in range(S[TOP], N_STACK - 1):
+        S[ORDER + k] = S[ORDER + k + 1]
+    S[ORDER + N_STACK - 1] = tile
+    S[KNOWN_BOTTOM] = min(S[KNOWN_BOTTOM] + 1, N_STACK - S[TOP])
+    S[RETURNED] += 1
+    S[REJECTS] += 1
+
+
+@kernel
+def draw(S):
+    """Draw the next placeable tile for the player to move (unplaceable ones go to the bottom), or end the
+    game: the stack is empty, or every tile in it was returned in a row (none can be placed)."""
+    while True:
+        remaining = N_STACK - S[TOP]
+        if remaining == 0 or S[REJECTS] >= remaining:
+            score_end(S)
+            return
+        t = S[ORDER + S[TOP]]
+        if placeable(S, t):
+            break
+        return_to_bottom(S)
+    S[TOP] += 1
+    S[CUR] = t
+    S[REJECTS] = 0
+    S[KNOWN_BOTTOM] = min(S[KNOWN_BOTTOM], N_STACK - S[TOP])
+    p = S[TO_MOVE]
+    S[TURNS + p] += 1
+    if S[SUPPLY + p] > 0:
+        S[TURNS_WITH_MEEPLE + p] += 1
+
+
+@kernel
+def shuffle(S, start, stop, rs):
+    for i in range(stop - 1, start, -1):
+        j = start + below(rs, i - start + 1)
+        S[ORDER + i], S[ORDER + j] = S[ORDER + j], S[ORDER + i]
+
+
+@allocating
+def deal_game(S, seed, options):
+    """Shuffle the 71 tiles from ``seed``, put the start tile at (0, 0) and draw player 0's tile."""
+    for k in range(STATE_SIZE):
+        S[k] = 0
+    for k in range(N_STACK):
+        S[ORDER + k] = STACK_TILES[k]
+    rs = np.empty(1, np.uint64)
+    rs[0] = mix64(seed)
+    shuffle(S, 0, N_STACK, rs)
+    S[SUPPLY], S[SUPPLY + 1] = MEEPLES_EACH, MEEPLES_EACH
+    add_front(S, 0, 0)
+    place(S, 0, START, 0)
+    draw(S)
+
+
+@inline_kernel
+def is_over(S):
+    return S[OVER] != 0
+
+
+@inline_kernel
+def to_move(S):
+    return S[TO_MOVE]
+
+
+@inline_kernel
+def role(S):
+    return S[TO_MOVE]
+
+
+@inline_kernel
+def reward(S, player):
+    """1 for the higher score, 0.5 for a tie, 0 for the lower."""
+    mine, theirs = S[SCORE + player], S[SCORE + 1 - player]
+    if mine == theirs:
+        return 0.5
+    return 1.0 if mine > theirs else 0.0
+
+
+@kernel
+def record(S, out):
+    for p in range(N_PLAYERS):
+        out[REC_SCORE + p] = S[SCORE + p]
+        out[REC_MEEPLES + p] = S[MEEPLES_PLAYED + p]
+        out[REC_TWM + p] = S[TURNS_WITH_MEEPLE + p]
+        out[REC_TURNS + p] = S[TURNS + p]
+    out[REC_PLACED] = S[PLACED]
+    out[REC_RETURNED] = S[RETURNED]
+    out[REC_LEFT] = N_STACK - S[TOP]
+    for k in range(8):
+        out[REC_KINDS + k] = S[PLAYED_ON + k]
+
+
+@kernel
+def copy(dst, src):
+    for k in range(STATE_SIZE):
+        dst[k] = src[k]
+
+
+@kernel
+def determinize(S, player, rs):
+    """Re-draw the order of the stack: every tile not yet drawn, but those returned to its bottom."""
+    shuffle(S, S[TOP], N_STACK - S[KNOWN_BOTTOM], rs)
+
+
+@kernel
+def apply(S, act, err):
+    """Place the drawn tile and the meeple of ``act``, score what it completes, then draw the other player's
+    tile (or end the game)."""
+    code = check(S, act, err)
+    err[0] = code
+    if code != OK:
+        return code
+    p = S[TO_MOVE]
+    t = S[CUR]
+    i = place(S, front_index(S, act[0], act[1]), t, act[2])
+    m = act[3]
+    if m != NO_MEEPLE:
+        g = MAX_SEGMENTS * i + m
+        S[OWNER + g] = p + 1
+        S[MEEPLES + find(S, g)] += np.int64(1) << (8 * p)
+        S[SUPPLY + p] -= 1
+        S[MEEPLES_PLAYED + p] += 1
+        S[PLAYED_ON + 4 * p + KIND[t, m]] += 1
+    score_completed(S, i)
+    S[TO_MOVE] = 1 - p
+    draw(S)
+    return OK
+
+
+@kernel
+def placements(S, t):
+    """The number of (open position, distinct rotation) pairs where tile type ``t`` fits."""
+    n = 0
+    for f in range(S[N_FRONT]):
+        for r in range(N_ROTATIONS[t]):
+            if fits(S, f, t, r):
+                n += 1
+    return n
+
+
+@kernel
+def nth_placement(S, t, k):
+    """The ``k``-th fitting placement of tile type ``t``, as ``4 f + r``."""
+    for f in range(S[N_FRONT]):
+        for r in range(N_ROTATIONS[t]):
+            if fits(S, f, t, r):
+                if k == 0:
+                    return 4 * f + r
+                k -= 1
+    return -1
+
+
+@inline_kernel
+def nth_bit(bits, k):
+    """The position of the ``k``-th set bit of ``bits``."""
+    s = 0
+    while True:
+        if (bits >> s) & 1:
+            if k == 0:
+                return s
+            k -= 1
+        s += 1
+
+
+@inline_kernel
+def popcount(bits):
+    n = 0
+    while bits != 0:
+        bits &= bits - 1
+        n += 1
+    return n
+
+
+@kernel
+def meeple_choices(S, f, t, r):
+    """The segments that may take the mover's meeple at this placement (none without a meeple in hand)."""
+    if S[SUPPLY + S[TO_MOVE]] == 0:
+        return np.int64(0)
+    return claimable(S, f, t, r)
+
+
+@kernel
+def random_action(S, rs, act):
+    """The paper's random agent: a placement uniformly, then uniformly no meeple or one of the features
+    that may take it."""
+    t = S[CUR]
+    code = nth_placement(S, t, below(rs, placements(S, t)))
+    f, r = code // 4, code % 4
+    choices = meeple_choices(S, f, t, r)
+    k = below(rs, popcount(choices) + 1)
+    act[0], act[1], act[2] = S[FRONT_X + f], S[FRONT_Y + f], r
+    act[3] = NO_MEEPLE if k == 0 else nth_bit(choices, k - 1)
+
+
+@kernel
+def playout_action(S, policy, rs, act, scratch):
+    random_action(S, rs, act)
+
+
+@kernel
+def options(S, acts):
+    """Fill ``acts`` (rows x, y, rotation, segment) with the legal actions, one per outcome (the distinct
+    rotations of a symmetric tile only); return their number."""
+    t = S[CUR]
+    n = 0
+    for f in range(S[N_FRONT]):
+        for r in range(N_ROTATIONS[t]):
+            if not fits(S, f, t, r):
+                continue
+            choices = meeple_choices(S, f, t, r)
+            for m in range(-1, N_SEGMENTS[t]):
+                if m == NO_MEEPLE or (choices >> m) & 1:
+                    acts[n, 0], acts[n, 1], acts[n, 2], acts[n, 3] = S[FRONT_X + f], S[FRONT_Y + f], r, m
+                    n += 1
+    return n
+
+
+@inline_kernel
+def action_key(S, act):
+    """(x, y, rotation, segment) packed, and the tile type: the same placement of another tile is another
+    action."""
+    return (act[0] + 128) | ((act[1] + 128) << 8) | (act[2] << 16) | ((act[3] + 1) << 18), S[CUR]
+
+
+@inline_kernel
+def key_action(k0, k1, act):
+    act[0], act[1] = (k0 & 0xFF) - 128, ((k0 >> 8) & 0xFF) - 128
+    act[2], act[3] = (k0 >> 16) & 3, (k0 >> 18) - 1
+
+
+@inline_kernel
+def key_matches(S, k0, k1):
+    return k1 == S[CUR]
+
+
+@kernel
+def is_candidate(S, act, row, scratch, err):
+    return check(S, act, err) == OK
+
+
+@kernel
+def canonicalize(S, act):
+    """The rotation of a symmetric tile among its distinct ones, and the meeple's segment there."""
+    t, r = S[CUR], act[2]
+    if act[3] != NO_MEEPLE:
+        act[3] = CANONICAL[t, r, act[3]]
+    act[2] = r % N_ROTATIONS[t]
+
+
+@kernel
+def reduced_out(S, act, row):
+    return False
+
+
+@allocating
+def workspace():
+    return (np.empty(1, np.int64),)
+
+
+@allocating
+def root_candidates(S, row, rs, keys, attempts, scratch, err):
+    acts = np.empty((MAX_CANDIDATES, ACTION_SIZE), np.int64)
+    n = options(S, acts)
+    for k in range(n):
+        keys[k, 0], keys[k, 1] = action_key(S, acts[k])
+    return n
+
+
+@kernel
+def sample_candidate(S, rs, act, ws, scratch, err):
+    """A legal action uniformly: a placement uniformly, kept with a meeple choice drawn among
+    MAX_SEGMENTS + 1 slots when the slot is one of its choices (rejection)."""
+    t = S[CUR]
+    n = placements(S, t)
+    if n == 0:
+        return False
+    while True:
+        code = nth_placement(S, t, below(rs, n))
+        f, r = code // 4, code % 4
+        choices = meeple_choices(S, f, t, r)
+        k = below(rs, MAX_SEGMENTS + 1)
+        if k <= popcount(choices):
+            act[0], act[1], act[2] = S[FRONT_X + f], S[FRONT_Y + f], r
+            act[3] = NO_MEEPLE if k == 0 else nth_bit(choices, k - 1)
+            return True

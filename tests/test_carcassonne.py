@@ -1,0 +1,451 @@
+"""Carcassonne (``carcassonne_sim``): every scoring rule on hand-built boards, placement legality, conservation
+of tiles and meeples, the features against a reference search, determinize, and the agents on it."""
+
+from collections import Counter
+
+import numpy as np
+import pytest
+
+import gamecore
+from agents.agent import Agent
+from agents.evaluation import evaluate_setup
+from agents.setup import Setup
+from agents.specs import AgentSpec
+from carcassonne_sim import kernels as K
+from carcassonne_sim.game import CarcassonneState, IllegalActionError, Play
+from carcassonne_sim.tiles import (
+    CITY,
+    COUNTS,
+    EDGE,
+    KIND,
+    LETTERS,
+    MAX_SEGMENTS,
+    N_ROTATIONS,
+    N_SEGMENTS,
+    PORT_SEGMENT,
+    ROAD,
+    segment_name,
+)
+
+
+def put(state: CarcassonneState, letter: str, x: int, y: int, rotation: int = 0, meeple: str | None = None,
+        player: int = 0) -> None:
+    """``player`` places tile ``letter`` at (x, y) with a meeple on the feature named: the drawn tile is exchanged
+    with a copy of ``letter`` from the stack (tiles are conserved), or replaced if none is left."""
+    s, t = state._s, LETTERS.index(letter)
+    stack = list(s[K.ORDER + s[K.TOP]: K.ORDER + K.N_STACK])
+    if s[K.CUR] != t and t in stack:
+        where = K.ORDER + s[K.TOP] + stack.index(t)
+        s[where] = s[K.CUR]
+    s[K.CUR] = t
+    s[K.TO_MOVE] = player
+    state.apply(Play(x, y, rotation, meeple))
+
+
+def on_top(state: CarcassonneState, *letters: str) -> None:
+    """Bring copies of ``letters`` from the stack to its top, in this order (others take their places)."""
+    s = state._s
+    for k, letter in enumerate(letters):
+        top = int(s[K.TOP]) + k
+        order = list(s[K.ORDER + top: K.ORDER + K.N_STACK])
+        t = LETTERS.index(letter)
+        if t in order:
+            where = K.ORDER + top + order.index(t)
+            s[where], s[K.ORDER + top] = s[K.ORDER + top], s[where]
+        else:
+            s[K.ORDER + top] = t
+
+
+def end(state: CarcassonneState) -> None:
+    """Empty the stack and let the game draw: it ends with the end-of-game scoring."""
+    state._s[K.TOP] = K.N_STACK
+    K.draw(state._s)
+    assert state.is_over
+
+
+def random_games(n: int, seed: int = 0):
+    """States along ``n`` games of uniformly random legal play."""
+    rng = np.random.default_rng(seed)
+    for g in range(n):
+        state = CarcassonneState(g)
+        while not state.is_over:
+            yield state
+            actions = state.legal_actions()
+            state.apply(actions[rng.integers(len(actions))])
+        yield state
+
+
+def test_the_tile_set_is_the_base_game():
+    assert COUNTS.sum() == 72 and len(LETTERS) == 24
+    assert dict(zip(LETTERS, COUNTS.tolist())) == dict(zip(LETTERS, (2, 4, 1, 4, 5, 2, 1, 3, 2, 3, 3, 3, 2, 3, 2, 3, 1, 3,
+                                                                     2, 1, 8, 9, 4, 1)))
+    state = CarcassonneState(0)
+    assert state.board() == [(0, 0, "D", 0)] and len(state.stack()) == 70 and state.tile is not None
+    assert Counter(state.stack() + [state.tile, "D"]) == Counter(dict(zip(LETTERS, COUNTS.tolist())))
+
+
+def test_a_closed_city_with_a_pennant_scores_2_per_tile_and_pennant_and_returns_the_meeple():
+    state = CarcassonneState(0)
+    put(state, "M", 0, 1, 2, "city S+W", player=0)  # the start tile's city, on with a pennant, open to the west
+    assert state.supply() == [6, 7] and state.scores() == [0, 0]
+    with pytest.raises(IllegalActionError, match="the city E is already claimed"):
+        put(state, "E", -1, 1, 1, "city E", player=1)
+    put(state, "E", -1, 1, 1, player=1)  # closes it: 3 tiles and a pennant
+    assert state.scores() == [8, 0] and state.supply() == [7, 7] and state.meeples() == []
+
+
+def shared_city(p0_meeples: int) -> CarcassonneState:
+    """A city of 4 (or 6) tiles joined from parts claimed apart: player 1 one meeple, player 0 ``p0_meeples``."""
+    state = CarcassonneState(0)
+    if p0_meeples == 1:
+        put(state, "N", 0, 1, 1, "city E+S", player=0)  # on the start tile's city
+        put(state, "K", 1, 0, 0, "city N", player=1)
+        put(state, "N", 1, 1, 2, player=0)  # joins both and closes: D, N, K, N
+    else:
+        put(state, "J", -1, 0, 0, "city N", player=0)
+        put(state, "K", 1, 0, 0, "city N", player=1)
+        put(state, "R", 0, 1, 2, "city E+S+W", player=0)  # on the start tile's city
+        put(state, "N", -1, 1, 1, player=1)
+        put(state, "N", 1, 1, 2, player=0)  # closes: J, N, R, D, K, N
+    return state
+
+
+def test_a_shared_city_scores_fully_for_both_tied_players():
+    state = shared_city(1)
+    assert state.scores() == [8, 8] and state.supply() == [7, 7]
+
+
+def test_a_city_goes_to_the_majority():
+    state = shared_city(2)
+    assert state.scores() == [12, 0] and state.supply() == [7, 7]
+
+
+def test_a_tile_counts_once_in_a_city_that_enters_it_twice():
+    state = CarcassonneState(0)
+    put(state, "R", 0, 1, 1, "city N+E+S", player=0)  # on the start tile's city
+    put(state, "N", 0, 2, 1, player=1)
+    put(state, "I", 1, 1, 0, player=1)  # its western cap joins the city
+    put(state, "N", 1, 2, 2, player=1)  # its northern cap too, closing a ring: D, R, N, N, I (6 segments)
+    assert state.scores() == [10, 0]
+
+
+def test_a_road_completes_between_two_ends():
+    state = CarcassonneState(0)
+    put(state, "U", 1, 0, 1, "road E-W", player=1)
+    put(state, "W", 2, 0, 0, player=0)  # a junction ends it on the east; the road runs on to the west
+    assert state.scores() == [0, 0]
+    put(state, "L", -1, 0, 0, player=0)  # a junction ends it on the west: 4 tiles
+    assert state.scores() == [0, 4] and state.supply() == [7, 7]
+
+
+def test_a_field_scores_3_per_completed_city_it_borders():
+    state = CarcassonneState(0)
+    put(state, "H", 0, -1, 1, "field N+S", player=0)  # caps east and west; its field joins the start tile's south
+    put(state, "E", 1, -1, 3, player=1)  # closes the eastern cap
+    put(state, "E", -1, -1, 1, player=1)  # closes the western cap
+    put(state, "E", 0, -2, 2, player=1)  # a third city on the same field, left open
+    assert state.scores() == [0, 0]
+    end(state)
+    assert state.scores() == [6, 0] and state.meeples() == [(0, -1, "field N+S", 0)]  # the meeples stay
+
+
+def test_a_field_scores_for_its_majority_and_each_city_once():
+    state = CarcassonneState(0)
+    put(state, "H", 0, -1, 1, "field N+S", player=0)
+    put(state, "E", 1, -1, 3, "field N+E+S", player=1)  # closes the eastern cap; its field is another one
+    put(state, "E", -1, -1, 1, "field N+S+W", player=1)  # closes the western cap; another field again
+    put(state, "U", 1, 0, 1, player=0)  # joins the start tile's south field with the eastern one
+    put(state, "U", -1, 0, 1, player=0)  # and with the western one: two farmers against one
+    end(state)
+    assert state.scores() == [0, 6]  # both cities border the field on two tiles each: counted once
+
+
+def test_a_surrounded_monastery_scores_9():
+    state = CarcassonneState(0)
+    put(state, "B", 0, -1, 0, "monastery", player=1)
+    around = [("U", 1, 0, 1), ("U", -1, 0, 1), ("B", 1, -1, 0), ("B", -1, -1, 0), ("B", 0, -2, 0), ("B", 1, -2, 0)]
+    for letter, x, y, rotation in around:
+        put(state, letter, x, y, rotation, player=0)
+    assert state.scores() == [0, 0] and state.supply() == [7, 6]
+    put(state, "B", -1, -2, 0, player=0)  # the eighth neighbour
+    assert state.scores() == [0, 9] and state.supply() == [7, 7]
+
+
+def test_incomplete_features_score_at_the_end():
+    state = CarcassonneState(0)
+    put(state, "B", 0, -1, 0, "monastery", player=0)
+    put(state, "U", 1, 0, 1, "road E-W", player=0)  # the start tile's road: 2 tiles, open at both ends
+    put(state, "F", 0, 1, 1, "city N+S", player=1)  # the start tile's city with a pennant, open to the north
+    put(state, "B", 1, -1, 0, player=1)
+    assert state.scores() == [0, 0]
+    end(state)
+    monastery = 1 + 3  # itself and its three neighbours (0, 0), (1, 0), (1, -1)
+    assert state.scores() == [monastery + 2, 2 + 1] and state.supply() == [5, 6]
+
+
+@pytest.mark.parametrize(
+    "play, reason",
+    [
+        (Play(0, 1, 0), r"edge mismatch on the south side: the tile's field meets the city of the tile at \(0, 0\)"),
+        (Play(1, 0, 0), r"edge mismatch on the west side: the tile's field meets the road of the tile at \(0, 0\)"),
+        (Play(5, 5, 0), r"\(5, 5\) is not next to a placed tile"),
+        (Play(500, 0, 0), r"\(500, 0\) is not next to a placed tile"),
+        (Play(0, 0, 0), r"\(0, 0\) already holds a tile"),
+        (Play(0, 1, 4), "the rotation is 0-3 quarter turns clockwise"),
+        (Play(0, 1, 2, "road N"), "tile E turned 180 has no feature 'road N'; its features: city S, field N"),
+    ],
+)
+def test_an_illegal_placement_is_rejected_with_its_reason(play, reason):
+    state = CarcassonneState(0)
+    state._s[K.CUR] = LETTERS.index("E")
+    before = state.core_state()
+    assert play not in state.legal_actions()
+    with pytest.raises(IllegalActionError, match=reason):
+        state.apply(play)
+    assert np.array_equal(before, state.core_state())
+
+
+def test_a_meeple_needs_a_free_feature_and_a_meeple_in_hand():
+    state = CarcassonneState(0)
+    put(state, "U", 1, 0, 1, "road E-W", player=0)
+    with pytest.raises(IllegalActionError, match="the road E-W is already claimed: its feature holds a meeple"):
+        put(state, "U", -1, 0, 1, "road E-W", player=1)  # the same road, on the other side of the start tile
+    put(state, "U", -1, 0, 1, "field N+En+Wn", player=1)  # the start tile's north field is free
+    state._s[K.SUPPLY + 1] = 0
+    with pytest.raises(IllegalActionError, match="player 1 has no meeple left"):
+        put(state, "B", 0, -1, 0, "monastery", player=1)
+    assert all(a.meeple is None for a in state.legal_actions())
+
+
+def test_legal_actions_are_the_distinct_outcomes():
+    state = CarcassonneState(0)
+    state._s[K.CUR] = LETTERS.index("C")  # a city on four sides: one rotation, one feature
+    assert state.legal_actions() == [Play(0, 1, 0), Play(0, 1, 0, "city N+E+S+W")]
+    state._s[K.CUR] = LETTERS.index("U")  # a straight road: two rotations
+    rotations = {(a.x, a.y, a.rotation) for a in state.legal_actions()}
+    assert rotations == {(-1, 0, 1), (1, 0, 1), (0, -1, 1)}
+
+
+def conserved(state: CarcassonneState) -> None:
+    s = state.core_state()
+    drawn = [] if state.is_over else [state.tile]
+    tiles = [letter for _, _, letter, _ in state.board()] + state.stack() + drawn
+    assert Counter(tiles) == Counter(dict(zip(LETTERS, COUNTS.tolist())))
+    assert len(state.board()) + len(state.stack()) + len(drawn) == 72
+    on_board = Counter(player for *_, player in state.meeples())
+    assert [on_board[p] + state.supply()[p] for p in (0, 1)] == [7, 7]
+    assert int(s[K.MEEPLES_PLAYED]) >= on_board[0] and int(s[K.MEEPLES_PLAYED + 1]) >= on_board[1]
+
+
+def test_tiles_and_meeples_are_conserved_and_every_game_ends():
+    ends = []
+    for state in random_games(60):
+        conserved(state)
+        if state.is_over:
+            ends.append(state)
+    assert len(ends) == 60
+    assert all(sum(s.returns()) == 1.0 for s in ends)
+    assert {tuple(s.returns()) for s in ends} >= {(1.0, 0.0), (0.0, 1.0)}
+    assert max(s.scores()[0] for s in ends) > 20
+
+
+def test_compiled_random_games_conserve_tiles_and_meeples():
+    """Thousands of games of the compiled random agent, checked at their end."""
+    S = np.empty(K.STATE_SIZE, np.int64)
+    rs = np.array([7], np.uint64)
+    act = np.empty(K.ACTION_SIZE, np.int64)
+    err = np.zeros(4, np.int64)
+    returned = 0
+    for seed in range(3000):
+        K.deal_game(S, np.uint64(seed), np.zeros(0, np.int64))
+        while not K.is_over(S):
+            K.playout_action(S, K.RANDOM, rs, act, S)
+            assert K.apply(S, act, err) == K.OK
+        placed, left = int(S[K.PLACED]), K.N_STACK - int(S[K.TOP])
+        assert placed + left == 72 and (left == 0 or S[K.REJECTS] == left)
+        owners = S[K.OWNER: K.OWNER + MAX_SEGMENTS * placed]
+        assert [S[K.SUPPLY + p] + np.sum(owners == p + 1) for p in (0, 1)] == [7, 7]
+        returned += S[K.RETURNED] > 0
+    assert 0 < returned < 300  # the paper saw tiles returned to the bottom in about 2.3% of its games
+
+
+def reference_features(state: CarcassonneState):
+    """The board's features by a search over the tiles' ports, independent of the union-find: a component id
+    per node (8 i + segment), and per component whether it is closed (roads and cities) and its meeples."""
+    s = state.core_state()
+    board = state.board()
+    at = {(x, y): i for i, (x, y, _, _) in enumerate(board)}
+    links = {}
+    for i, (x, y, letter, r) in enumerate(board):
+        t = LETTERS.index(letter)
+        for side in range(4):
+            j = at.get((x + int(K.DX[side]), y + int(K.DY[side])))
+            if j is None:
+                continue
+            u, q = LETTERS.index(board[j][2]), board[j][3]
+            for k in range(3):
+                a = MAX_SEGMENTS * i + int(PORT_SEGMENT[t, r, 3 * side + k])
+                b = MAX_SEGMENTS * j + int(PORT_SEGMENT[u, q, 3 * ((side + 2) % 4) + 2 - k])
+                links.setdefault(a, set()).add(b)
+                links.setdefault(b, set()).add(a)
+    component, closed, meeples = {}, {}, {}
+    for i, (_, _, letter, _) in enumerate(board):
+        for seg in range(int(N_SEGMENTS[LETTERS.index(letter)])):
+            start = MAX_SEGMENTS * i + seg
+            if start in component:
+                continue
+            todo, members = [start], []
+            component[start] = start
+            while todo:
+                a = todo.pop()
+                members.append(a)
+                for b in links.get(a, ()):
+                    if b not in component:
+                        component[b] = start
+                        todo.append(b)
+            closed[start] = all(open_sides(board, at, a) == 0 for a in members)
+            meeples[start] = Counter(int(s[K.OWNER + a]) - 1 for a in members if s[K.OWNER + a])
+    return component, closed, meeples
+
+
+def open_sides(board, at, node: int) -> int:
+    """The sides of a road or city segment without a neighbour."""
+    i, seg = divmod(node, MAX_SEGMENTS)
+    x, y, letter, r = board[i]
+    t = LETTERS.index(letter)
+    if KIND[t, seg] not in (CITY, ROAD):
+        return 0
+    return sum(1 for side in range(4) if PORT_SEGMENT[t, r, 3 * side + 1] == seg and EDGE[t, r, side] != 1
+               and (x + int(K.DX[side]), y + int(K.DY[side])) not in at)
+
+
+def reference_actions(state: CarcassonneState, component, meeples) -> set[Play]:
+    """The legal actions from the edges and the reference features."""
+    board = state.board()
+    at = {(x, y): i for i, (x, y, _, _) in enumerate(board)}
+    t = LETTERS.index(state.tile)
+    spots = {(x + int(K.DX[d]), y + int(K.DY[d])) for x, y, _, _ in board for d in range(4)} - set(at)
+    actions = set()
+    for x, y in spots:
+        for r in range(int(N_ROTATIONS[t])):
+            touching = [(side, at[x + int(K.DX[side]), y + int(K.DY[side])]) for side in range(4)
+                        if (x + int(K.DX[side]), y + int(K.DY[side])) in at]
+            if any(EDGE[t, r, side] != EDGE[LETTERS.index(board[j][2]), board[j][3], (side + 2) % 4]
+                   for side, j in touching):
+                continue
+            actions.add(Play(x, y, r))
+            if state.supply()[state.to_move] == 0:
+                continue
+            for seg in range(int(N_SEGMENTS[t])):
+                claimed = False
+                for side, j in touching:
+                    u, q = LETTERS.index(board[j][2]), board[j][3]
+                    for k in range(3):
+                        if PORT_SEGMENT[t, r, 3 * side + k] == seg:
+                            other = MAX_SEGMENTS * j + int(PORT_SEGMENT[u, q, 3 * ((side + 2) % 4) + 2 - k])
+                            claimed |= bool(meeples[component[other]])
+                if not claimed:
+                    actions.add(Play(x, y, r, segment_name(t, r, seg)))
+    return actions
+
+
+def test_features_and_legal_actions_agree_with_a_reference_search():
+    checked = 0
+    for n, state in enumerate(random_games(12, seed=3)):
+        if n % 4:
+            continue
+        s = state.core_state()
+        component, closed, meeples = reference_features(state)
+        for node, c in component.items():
+            root = int(K.root_of(s, node))
+            assert (root == int(K.root_of(s, c)))
+            if KIND[int(s[K.TILE_TYPE + node // MAX_SEGMENTS]), node % MAX_SEGMENTS] in (CITY, ROAD):
+                assert (s[K.OPEN + root] == 0) == closed[c]
+            if not state.is_over:  # the end scoring clears the counts of the features it scores
+                assert [int(s[K.MEEPLES + root]) & 0xFF, int(s[K.MEEPLES + root]) >> 8] == [meeples[c][0],
+                                                                                            meeples[c][1]]
+        assert len(set(component.values())) == len({int(K.root_of(s, node)) for node in component})
+        if not state.is_over:
+            assert set(state.legal_actions()) == reference_actions(state, component, meeples)
+            checked += 1
+    assert checked > 150
+
+
+def test_determinize_reorders_only_the_undrawn_tiles():
+    checked = 0
+    for n, state in enumerate(random_games(10, seed=5)):
+        if state.is_over or n % 3:
+            continue
+        for player in (0, 1):
+            other = state.determinize(player, 7)
+            a, b = state.core_state(), other.core_state()
+            stack = slice(K.ORDER + int(a[K.TOP]), K.ORDER + K.N_STACK)
+            assert np.array_equal(np.delete(a, np.r_[stack]), np.delete(b, np.r_[stack]))
+            assert sorted(state.stack()) == sorted(other.stack())
+            assert other.observation(player) == state.observation(player)
+            checked += len(state.stack()) > 3 and state.stack() != other.stack()
+    assert checked > 30
+
+
+def test_determinize_keeps_the_tiles_returned_to_the_bottom():
+    state = CarcassonneState(0)
+    top = int(state._s[K.TOP])
+    state._s[K.KNOWN_BOTTOM] = 3
+    bottom = state.stack()[-3:]
+    for seed in range(20):
+        assert state.determinize(0, seed).stack()[-3:] == bottom
+    assert len({tuple(state.determinize(0, seed).stack()) for seed in range(20)}) == 20
+    assert int(state.determinize(0, 1)._s[K.TOP]) == top
+
+
+def test_a_tile_that_fits_nowhere_goes_to_the_bottom():
+    state = CarcassonneState(0)
+    on_top(state, "C", "B")
+    put(state, "E", 0, 1, 2, player=0)  # closes the start tile's city: no open position takes a city edge
+    assert state.tile == "B" and state.stack()[-1] == "C" and len(state.stack()) == 69
+    assert state.observation(1)["bottom"] == ["C"] and state.observation(1)["returned"] == 1
+    conserved(state)
+
+
+def test_the_game_ends_when_no_remaining_tile_fits():
+    state = CarcassonneState(0)
+    s = state._s
+    s[K.TOP] = K.N_STACK - 2
+    s[K.ORDER + K.N_STACK - 2], s[K.ORDER + K.N_STACK - 1] = LETTERS.index("C"), LETTERS.index("C")
+    put(state, "E", 0, 1, 2, "field N+E+W", player=0)  # a farmer by the city it closes
+    assert state.is_over and state.stack() == ["C", "C"] and state.scores() == [3, 0]
+    assert "2 tiles left that fit nowhere" in state.trace_text()
+    record = np.empty(K.N_RECORD, np.int64)
+    K.record(s, record)
+    assert record[K.REC_LEFT] == 2 and record[K.REC_RETURNED] == 2 and record[K.REC_PLACED] == 2
+
+
+def test_the_registry_and_the_agents_play_it():
+    game = gamecore.load("carcassonne")
+    assert game.by_seat and game.policies == ("random",) and game.roles == ("first", "second")
+    mcts = evaluate_setup(Setup.parse("mcts-random", "carcassonne").with_params({"first.budget": 50}), games=20,
+                          seed=0)
+    assert mcts.wins > 25 and mcts.games == 40
+    assert {"score_first", "mpg_first", "twm_second"} <= set(mcts.metrics)
+    flat = evaluate_setup(Setup.parse("flat-mc-random", "carcassonne").with_params({"first.budget": 50}), games=20,
+                          seed=0)
+    assert flat.wins > 25
+    state = CarcassonneState(9)
+    for agent in ("mcts", "flat-mc", "random"):
+        spec = AgentSpec.make(agent, game="carcassonne", **({} if agent == "random" else {"budget": 40}))
+        assert Agent(spec, seed=1).act(state) in state.legal_actions()
+    random = evaluate_setup(Setup.parse("random-random", "carcassonne"), games=400, seed=0)
+    assert 0.4 < random.win_rate < 0.6 and 15 < random.metrics["score_first"] < 25
+
+
+def test_lotr_play_draws_the_final_board(tmp_path, capsys):
+    from tuning import cli
+
+    assert cli.main(["play", "--game", "carcassonne", "--seed", "3", "--png", str(tmp_path / "board.png")]) == 0
+    out = capsys.readouterr().out
+    assert "final score" in out and (tmp_path / "board.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    with pytest.raises(SystemExit) as stop:
+        cli.main(["play", "--game", "loveletter", "--png", str(tmp_path / "x.png")])
+    assert stop.value.code == 2
+    assert "loveletter has no picture; games that draw: carcassonne" in capsys.readouterr().err
+    assert not (tmp_path / "x.png").exists()
