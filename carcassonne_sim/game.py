@@ -167,13 +167,6 @@ class CarcassonneState(FlatState):
             "returned": int(s[K.RETURNED]),
         }
 
-    def determinize(self, player: int, rng: np.random.Generator | int = 0) -> CarcassonneState:
-        """A copy whose stack order is re-drawn (``kernels.determinize``)."""
-        seed = rng if isinstance(rng, int) else int(rng.integers(2**63))
-        copy = self.clone()
-        K.determinize(copy._s, player, np.array([np.uint64(seed)], np.uint64))
-        return copy
-
     def trace_text(self) -> str:
         a, b = self.scores()
         end = f"final score {a}-{b}: " + ("a draw" if a == b else f"player {0 if a > b else 1} wins")

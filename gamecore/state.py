@@ -1,8 +1,8 @@
 """``FlatState``: the Python state of a game whose state is its kernels' flat array (Nim, Love Letter).
 
 A game's state class sets ``kernels`` and ``decision`` and adds what is its
-own (legal actions, apply with its reasons, observation, determinize); the
-rest of the interface (``gamecore.interface``) is here, once.
+own (legal actions, apply with its reasons, observation); the rest of the
+interface (``gamecore.interface``), determinize included, is here, once.
 """
 
 from __future__ import annotations
@@ -44,6 +44,13 @@ class FlatState:
     def clone(self):
         copy = type(self).__new__(type(self))
         copy._s, copy._trace = self._s.copy(), None if self._trace is None else list(self._trace)
+        return copy
+
+    def determinize(self, player: int, rng: np.random.Generator | int = 0):
+        """A copy whose hidden information is re-drawn from what ``player`` sees (the kernels' ``determinize``)."""
+        seed = rng if isinstance(rng, int) else int(rng.integers(2**63))
+        copy = self.clone()
+        self.kernels.determinize(copy._s, player, np.array([np.uint64(seed)], np.uint64))
         return copy
 
     def core_state(self) -> np.ndarray:

@@ -105,13 +105,6 @@ class LoveLetterState(FlatState):
             "winner": int(s[K.WINNER]),
         }
 
-    def determinize(self, player: int, rng: np.random.Generator | int = 0) -> LoveLetterState:
-        """A copy whose hidden cards are re-drawn from what ``player`` sees (``kernels.determinize``)."""
-        seed = rng if isinstance(rng, int) else int(rng.integers(2**63))
-        copy = self.clone()
-        K.determinize(copy._s, player, np.array([np.uint64(seed)], np.uint64))
-        return copy
-
     def action_from_vector(self, act: np.ndarray) -> Play:
         return Play(int(act[0]), TARGETS[int(act[1])], int(act[2]))
 

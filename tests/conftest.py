@@ -203,3 +203,16 @@ def run_cli(capsys, *argv):
         code = stop.code
     captured = capsys.readouterr()
     return code, captured.out, captured.err
+
+
+def random_play(new_game, n: int, seed: int = 0):
+    """States along ``n`` games (``new_game(g)`` for g = 0..n-1) of uniformly random legal play, the last
+    state of each game included."""
+    rng = np.random.default_rng(seed)
+    for g in range(n):
+        state = new_game(g)
+        while not state.is_over:
+            yield state
+            actions = state.legal_actions()
+            state.apply(actions[rng.integers(len(actions))])
+        yield state

@@ -5,6 +5,7 @@ from collections import Counter
 
 import numpy as np
 import pytest
+from conftest import random_play
 
 import gamecore
 from agents.agent import Agent
@@ -63,22 +64,11 @@ def end(state: CarcassonneState) -> None:
     assert state.is_over
 
 
-def random_games(n: int, seed: int = 0):
-    """States along ``n`` games of uniformly random legal play."""
-    rng = np.random.default_rng(seed)
-    for g in range(n):
-        state = CarcassonneState(g)
-        while not state.is_over:
-            yield state
-            actions = state.legal_actions()
-            state.apply(actions[rng.integers(len(actions))])
-        yield state
-
 
 def test_the_tile_set_is_the_base_game():
     assert COUNTS.sum() == 72 and len(LETTERS) == 24
-    assert dict(zip(LETTERS, COUNTS.tolist())) == dict(zip(LETTERS, (2, 4, 1, 4, 5, 2, 1, 3, 2, 3, 3, 3, 2, 3, 2, 3, 1, 3,
-                                                                     2, 1, 8, 9, 4, 1)))
+    expected = (2, 4, 1, 4, 5, 2, 1, 3, 2, 3, 3, 3, 2, 3, 2, 3, 1, 3, 2, 1, 8, 9, 4, 1)
+    assert dict(zip(LETTERS, COUNTS.tolist())) == dict(zip(LETTERS, expected))
     state = CarcassonneState(0)
     assert state.board() == [(0, 0, "D", 0)] and len(state.stack()) == 70 and state.tile is not None
     assert Counter(state.stack() + [state.tile, "D"]) == Counter(dict(zip(LETTERS, COUNTS.tolist())))
@@ -239,7 +229,7 @@ def conserved(state: CarcassonneState) -> None:
 
 def test_tiles_and_meeples_are_conserved_and_every_game_ends():
     ends = []
-    for state in random_games(60):
+    for state in random_play(CarcassonneState, 60):
         conserved(state)
         if state.is_over:
             ends.append(state)
@@ -351,7 +341,7 @@ def reference_actions(state: CarcassonneState, component, meeples) -> set[Play]:
 
 def test_features_and_legal_actions_agree_with_a_reference_search():
     checked = 0
-    for n, state in enumerate(random_games(12, seed=3)):
+    for n, state in enumerate(random_play(CarcassonneState, 12, seed=3)):
         if n % 4:
             continue
         s = state.core_state()
@@ -373,7 +363,7 @@ def test_features_and_legal_actions_agree_with_a_reference_search():
 
 def test_determinize_reorders_only_the_undrawn_tiles():
     checked = 0
-    for n, state in enumerate(random_games(10, seed=5)):
+    for n, state in enumerate(random_play(CarcassonneState, 10, seed=5)):
         if state.is_over or n % 3:
             continue
         for player in (0, 1):

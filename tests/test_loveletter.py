@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+from conftest import random_play
 from scipy.stats import chisquare
 
 import gamecore
@@ -11,18 +12,6 @@ from agents.setup import Setup
 from agents.specs import AgentSpec
 from loveletter_sim import kernels as K
 from loveletter_sim.game import IllegalActionError, LoveLetterState, Play
-
-
-def random_games(n: int, seed: int = 0):
-    """States along ``n`` games of uniformly random legal play."""
-    rng = np.random.default_rng(seed)
-    for g in range(n):
-        state = LoveLetterState(g)
-        while not state.is_over:
-            yield state
-            actions = state.legal_actions()
-            state.apply(actions[rng.integers(len(actions))])
-        yield state
 
 
 def all_cards(state: LoveLetterState) -> list[int]:
@@ -36,7 +25,7 @@ def all_cards(state: LoveLetterState) -> list[int]:
 def test_the_sixteen_cards_are_conserved_and_every_game_ends():
     full = sorted(v for v in range(1, 9) for _ in range(K.COPIES[v]))
     ends = []
-    for state in random_games(300):
+    for state in random_play(LoveLetterState, 300):
         assert all_cards(state) == full
         if state.is_over:
             ends.append(state.returns())
@@ -79,7 +68,7 @@ def test_legal_actions_follow_the_hand():
 
 def test_determinize_depends_only_on_what_the_player_sees():
     checked = 0
-    for state in random_games(40, seed=1):
+    for state in random_play(LoveLetterState, 40, seed=1):
         if state.is_over:
             continue
         for player in (0, 1):
@@ -147,7 +136,7 @@ def test_the_dp_player_plays_the_tables_best_play():
     player = DPPlayer("first", None)
     targets = {0: "opponent", dp.TARGET_OPPONENT: "opponent", dp.TARGET_SELF: "self"}
     checked = 0
-    for state in random_games(150, seed=4):
+    for state in random_play(LoveLetterState, 150, seed=4):
         if state.is_over:
             continue
         s = state.core_state()

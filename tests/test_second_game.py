@@ -135,7 +135,7 @@ def test_a_two_trial_tpe_study_tunes_mcts_on_nim(in_tmp):
     assert result.complete == 2 and result.failed == 0
     study = optuna.load_study(study_name="nim-mcts", storage="sqlite:///nim-mcts.db")
     assert all(t.user_attrs["games"] == 80 for t in study.trials)  # 40 deals, each in both seats
-    assert result.selection["test"]["games"] == 120
+    assert result.selection["test"]["games"] == 120 and result.selection["search"]["games"] == 80
     exported = Setup.load(result.exported)
     assert exported.game == "nim" and exported.first.agent == "mcts"
     assert exported.first["budget"] == study.trials[result.selection["trial"]].params["first.budget"]

@@ -260,7 +260,8 @@ def _theirs(p: Published | None) -> str:
         return f"peak only ({p.source})"
     if "counts" in p.params:  # a two-player game: the first mover's wins, the second's (draws the rest)
         first, second = p.params["counts"]
-        return f"{p.win_rate:.2f} ± {p.interval:.2f}: {first:,} / {'-' if second is None else f'{second:,}'} ({p.source})"
+        second_wins = "-" if second is None else f"{second:,}"
+        return f"{p.win_rate:.2f} ± {p.interval:.2f}: {first:,} / {second_wins} ({p.source})"
     return f"{p.win_rate:g} ± {p.interval:g} ({p.source})" if p.interval is not None else f"{p.win_rate:g} ({p.source})"
 
 

@@ -321,7 +321,8 @@ def parse_study(data: dict, source: str = "study") -> StudySpec:
     if not isinstance(option_table, dict) or "difficulty" in option_table:
         raise SpecError(f"{source}: options = {option_table!r} is invalid; expected a table of game options (the "
                         "difficulty at the top level)")
-    searched_options = tuple(d.name for d in space if d.name != "difficulty" and d.name in {p.name for p in game.options})
+    option_names = {p.name for p in game.options} - {"difficulty"}
+    searched_options = tuple(d.name for d in space if d.name in option_names)
     for domain in (d for d in space if d.name in searched_options):  # searched like the difficulty
         if domain.name in option_table:
             raise SpecError(f"{source}: {domain.name} is both in [options] and in [space]; keep one of them")

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 
 from gamecore.interface import Game
@@ -37,9 +35,6 @@ class NimState(FlatState):
 
     def observation(self, player: int) -> dict[str, int]:
         return {"pile": self.pile, "to_move": self.to_move, "max_take": int(self._s[K.MAX_TAKE])}
-
-    def determinize(self, player: int, rng: Any = None) -> NimState:
-        return self.clone()
 
     def action_from_vector(self, act: np.ndarray) -> int:
         return int(act[0])
