@@ -27,6 +27,12 @@ playouts per decision, ``ppn`` of them per leaf). Each iteration
 4. backs the rewards up the path, each node taking the reward of the player
    who chose its action (two-player games: each player maximises its own).
 
+MCTS-RAVE (``rave``): step 3 records each playout's moves (canonical action
+key, mover) and credits every child of a node on the path whose action its
+mover plays later in the episode, deeper on the path or in the playout, with
+that playout's reward (all moves as first); step 2's UCB1 then blends a
+child's mean with its AMAF mean (``ucb``).
+
 The root's candidates are the same in every determinization (they depend on
 what the player sees), so the root is fully enumerated once. The answer
 (``final``) is the root child with the most visits (ties: the better mean) or
@@ -69,6 +75,8 @@ from gamecore.row import (
     PLAYOUT,
     PPN,
     PYTHON,
+    RAVE,
+    RAVE_BIAS,
     C,
 )
 
@@ -76,8 +84,9 @@ AGENT_STREAM = 1  # the agents' random stream of a game: derive_seed(deal seed, 
 ROOT = 0
 NONE = -1
 # Columns of the integer node table.
-K0, K1, CHILD, SIBLING, VISITS, AVAIL, MOVER = range(7)
+K0, K1, CHILD, SIBLING, VISITS, AVAIL, MOVER, AMAF = range(8)
 FINAL_MOST_VISITS = 0
+PLAYOUT_MOVES = 1024  # MCTS-RAVE: the moves of a playout credited as first (a longer playout's later moves are not)
 
 _COMPILED: dict[str, types.ModuleType] = {}
 
@@ -92,6 +101,7 @@ def add_child(T, V, n_nodes, node, k0, k1, mover):
     T[n_nodes, VISITS] = 0
     T[n_nodes, AVAIL] = 1
     T[n_nodes, MOVER] = mover
+    T[n_nodes, AMAF] = 0
     V[n_nodes] = 0.0
     T[node, CHILD] = n_nodes
     return n_nodes
@@ -108,9 +118,30 @@ def find_child(T, node, k0, k1):
 
 
 @kernel
-def ucb(T, V, child, c):
+def ucb(T, V, W, child, c, rave, bias):
+    """UCB1 of ``child``: its mean, blended with its all-moves-as-first mean under MCTS-RAVE (weight
+    beta = m / (n + m + 4 b^2 n m), the minimum-MSE schedule of Gelly and Silver 2011, n visits, m AMAF
+    visits, b the RAVE bias), plus c sqrt(2 ln avail / n)."""
     n = T[child, VISITS]
-    return V[child] / n + c * np.sqrt(2.0 * np.log(T[child, AVAIL]) / n)
+    mean = V[child] / n
+    m = T[child, AMAF]
+    if rave and m > 0:
+        beta = m / (n + m + 4.0 * bias * bias * n * m)
+        mean = (1.0 - beta) * mean + beta * W[child] / m
+    return mean + c * np.sqrt(2.0 * np.log(T[child, AVAIL]) / n)
+
+
+@kernel
+def played_later(T, path, first, depth, moves, n_moves, child):
+    """Whether ``child``'s action is played by its mover on ``path[first..depth]`` or among ``moves``."""
+    k0, k1, mover = T[child, K0], T[child, K1], T[child, MOVER]
+    for j in range(first, depth + 1):
+        if T[path[j], K0] == k0 and T[path[j], K1] == k1 and T[path[j], MOVER] == mover:
+            return True
+    for m in range(n_moves):
+        if moves[m, 0] == k0 and moves[m, 1] == k1 and moves[m, 2] == mover:
+            return True
+    return False
 
 
 @kernel
@@ -161,7 +192,7 @@ def _build(game: types.ModuleType) -> types.ModuleType:
     sys.modules[this.__name__] = this  # so that the closures' cache key names it instead of pickling it
 
     @kernel
-    def best_available(T, V, node, D, row, c, act, scratch, err):
+    def best_available(T, V, W, node, D, row, c, act, scratch, err):
         """Count availability of ``node``'s children in ``D``; return the best by UCB1 (NONE if none)."""
         best = NONE
         best_score = -np.inf
@@ -171,7 +202,7 @@ def _build(game: types.ModuleType) -> types.ModuleType:
                 game.key_action(T[child, K0], T[child, K1], act)
                 if node == ROOT or game.is_candidate(D, act, row, scratch, err):
                     T[child, AVAIL] += 1
-                    score = ucb(T, V, child, c)
+                    score = ucb(T, V, W, child, c, row[RAVE] != 0, row[RAVE_BIAS])
                     if score > best_score:
                         best_score = score
                         best = child
@@ -214,13 +245,44 @@ def _build(game: types.ModuleType) -> types.ModuleType:
         return n
 
     @kernel
-    def leaf_values(S, playouts, honest, searcher, policy, rs, work, act, err, scratch, values):
+    def play_out(D, policy, rs, act, err, scratch, moves):
+        """Play ``D`` to its end with the compiled ``policy``. Under MCTS-RAVE (``moves`` not empty) each move
+        is played in its canonical form and recorded (action key, mover), up to ``len(moves)``; returns the
+        number recorded."""
+        n = 0
+        while not game.is_over(D):
+            game.playout_action(D, policy, rs, act, scratch)
+            if n < moves.shape[0]:
+                game.canonicalize(D, act)
+                moves[n, 0], moves[n, 1] = game.action_key(D, act)
+                moves[n, 2] = game.to_move(D)
+                n += 1
+            if game.apply(D, act, err) != game.OK:
+                raise RuntimeError("a compiled policy chose an illegal action")
+        return n
+
+    @kernel
+    def credit_amaf(T, W, path, depth, moves, n_moves, end):
+        """All moves as first: each child of a node on ``path`` whose action its mover plays later in this
+        episode (deeper on the path, or among the playout's ``moves``) counts the reward ``end`` gives him."""
+        for i in range(depth):
+            child = T[path[i], CHILD]
+            while child != NONE:
+                if played_later(T, path, i + 1, depth, moves, n_moves, child):
+                    T[child, AMAF] += 1
+                    W[child] += game.reward(end, T[child, MOVER])
+                child = T[child, SIBLING]
+
+    @kernel
+    def leaf_values(S, playouts, honest, searcher, policy, rs, work, act, err, scratch, values, amaf):
         """Fill ``values`` with each player's mean reward over ``playouts`` games played from ``S``
         by the compiled ``policy``.
 
         An honest evaluator re-draws the hidden information (as ``searcher`` sees it) before every
         playout; the oracle plays from the true state. ``S`` is left unchanged; ``work`` is a
-        state-sized array."""
+        state-sized array. ``amaf`` is the tree (T, W, path, depth, moves) that MCTS-RAVE credits with
+        every playout (``credit_amaf``); its ``moves`` is empty otherwise."""
+        T, W, path, depth, moves = amaf
         values[:] = 0.0
         if game.is_over(S):
             for p in range(values.shape[0]):
@@ -230,10 +292,9 @@ def _build(game: types.ModuleType) -> types.ModuleType:
             game.copy(work, S)
             if honest:
                 game.determinize(work, searcher, rs)
-            while not game.is_over(work):
-                game.playout_action(work, policy, rs, act, scratch)
-                if game.apply(work, act, err) != game.OK:
-                    raise RuntimeError("a compiled policy chose an illegal action")
+            n_moves = this.play_out(work, policy, rs, act, err, scratch, moves)
+            if moves.shape[0] > 0:
+                this.credit_amaf(T, W, path, depth, moves, n_moves, work)
             for p in range(values.shape[0]):
                 values[p] += game.reward(work, p)
         for p in range(values.shape[0]):
@@ -272,8 +333,10 @@ def _build(game: types.ModuleType) -> types.ModuleType:
             game.key_action(keys[0, 0], keys[0, 1], act)
             return
 
-        T = np.empty((iterations + 1, 7), np.int64)
+        T = np.empty((iterations + 1, AMAF + 1), np.int64)
         V = np.zeros(iterations + 1)
+        W = np.zeros(iterations + 1)  # MCTS-RAVE: each node's all-moves-as-first reward sum
+        moves = np.empty((PLAYOUT_MOVES if row[RAVE] != 0 else 0, 3), np.int64)
         T[ROOT, CHILD] = NONE
         T[ROOT, VISITS] = 0
         T[ROOT, MOVER] = searcher
@@ -291,12 +354,12 @@ def _build(game: types.ModuleType) -> types.ModuleType:
                 expanded = True
                 mover = game.to_move(D)
                 if node == ROOT and next_root_key < n_keys:
-                    this.best_available(T, V, node, D, row, c, act, scratch, err)
+                    this.best_available(T, V, W, node, D, row, c, act, scratch, err)
                     child = add_child(T, V, n_nodes, ROOT, keys[next_root_key, 0], keys[next_root_key, 1], mover)
                     next_root_key += 1
                     n_nodes += 1
                 else:
-                    best = this.best_available(T, V, node, D, row, c, act, scratch, err)
+                    best = this.best_available(T, V, W, node, D, row, c, act, scratch, err)
                     if node != ROOT and this.untried_action(T, node, D, row, rs, act, scratch, err, ws):
                         k0, k1 = game.action_key(D, act)
                         child = add_child(T, V, n_nodes, node, k0, k1, mover)
@@ -314,7 +377,8 @@ def _build(game: types.ModuleType) -> types.ModuleType:
                 node = child
                 if expanded:
                     break
-            this.leaf_values(D, ppn, honest, searcher, policy, rs, work, act, err, scratch, values)
+            this.leaf_values(D, ppn, honest, searcher, policy, rs, work, act, err, scratch, values,
+                             (T, W, path, depth, moves))
             for i in range(depth + 1):
                 T[path[i], VISITS] += 1
                 V[path[i]] += values[T[path[i], MOVER]]
@@ -335,6 +399,8 @@ def _build(game: types.ModuleType) -> types.ModuleType:
         else:
             n = min(n, budget)
             per_candidate = budget // n
+        no_tree = (np.empty((0, AMAF + 1), np.int64), np.empty(0), np.empty(0, np.int64), np.int64(0),
+                   np.empty((0, 3), np.int64))
         best = 0
         best_mean = -1.0
         for i in range(n if n > 1 else 0):
@@ -345,7 +411,7 @@ def _build(game: types.ModuleType) -> types.ModuleType:
                     game.determinize(D, searcher, rs)
                 game.key_action(keys[i, 0], keys[i, 1], act)
                 game.apply(D, act, err)
-                this.leaf_values(D, 1, honest, searcher, policy, rs, work, act, err, scratch, values)
+                this.leaf_values(D, 1, honest, searcher, policy, rs, work, act, err, scratch, values, no_tree)
                 total += values[searcher]
             if total / per_candidate > best_mean:
                 best_mean = total / per_candidate
@@ -425,7 +491,8 @@ def _build(game: types.ModuleType) -> types.ModuleType:
             if active[i]:
                 waiting[i] = this.play_compiled_roles(states[i], rows, rs[i], act, err, scratch, role_ticks, decisions)
 
-    for function in (best_available, untried_action, order_root, leaf_values, buffers, prepared_root, mcts_decide,
+    for function in (best_available, untried_action, order_root, play_out, credit_amaf, leaf_values, buffers,
+                     prepared_root, mcts_decide,
                      flat_mc_decide, decide, seed_agents, play_compiled_roles, deal, play_games, advance_batch):
         setattr(this, function.__name__, function)
     return this

@@ -37,6 +37,8 @@ from gamecore.row import (
     PLAYOUT,
     PPN,
     PYTHON,
+    RAVE,
+    RAVE_BIAS,
     ROW_WIDTH,
     C,
 )
@@ -60,6 +62,9 @@ _RL_PARAMS = (
 _BUDGET_PER = Param("budget_per", str, "decision", choices=BUDGET_UNITS,
                     help="flat Monte Carlo: budget playouts per decision, shared by its actions, or for each action")
 _FINAL = Param("final", str, "visits", choices=FINAL_RULES, help="the root action chosen: most visits or best mean")
+_RAVE = Param("rave", bool, False, help="MCTS-RAVE: all-moves-as-first values blended into the tree policy")
+_RAVE_BIAS = Param("rave_bias", float, 0.1, 0.0, 100.0,
+                   help="MCTS-RAVE: b of the minimum-MSE schedule, beta = m / (n + m + 4 b^2 n m)")
 
 
 @dataclass(frozen=True)
@@ -100,7 +105,7 @@ def agent_kinds(game_name: str = gamecore.DEFAULT_GAME) -> dict[str, AgentKind]:
 def _agent_kinds(game_name: str) -> dict[str, AgentKind]:
     game = gamecore.load(game_name)
     playout = Param("playout", str, game.policies[0], choices=game.policies, help="policy of the playouts")
-    search = (_BUDGET, _PPN, _C, playout, *game.search_params, _FINAL)
+    search = (_BUDGET, _PPN, _C, playout, *game.search_params, _FINAL, _RAVE, _RAVE_BIAS)
     kinds = [AgentKind(name, code, (), help=f"the compiled {name} policy") for code, name in enumerate(game.policies)]
     kinds += [
         AgentKind("flat-mc", FLAT_MC, (_BUDGET, playout, *game.search_params, _BUDGET_PER),
@@ -194,6 +199,8 @@ class AgentSpec:
         row[FINAL] = FINAL_RULES.index(p.get("final", "visits"))
         row[ORACLE] = self.oracle
         row[BUDGET_PER] = BUDGET_UNITS.index(p.get("budget_per", BUDGET_UNITS[0]))
+        row[RAVE] = p.get("rave", False)
+        row[RAVE_BIAS] = p.get("rave_bias", 0.0)
         for column, param in enumerate(game.search_params, GAME_COLUMNS):
             row[column] = p.get(param.name, False)
         return row

@@ -5,9 +5,9 @@ search options (LOTR's action reductions) take the columns from
 ``GAME_COLUMNS`` on, named by the game (``Game.search_params``).
 """
 
-KIND, BUDGET, PPN, C, PLAYOUT, FINAL, ORACLE, BUDGET_PER = range(8)
-GAME_COLUMNS = 8
-ROW_WIDTH = 11
+KIND, BUDGET, PPN, C, PLAYOUT, FINAL, ORACLE, BUDGET_PER, RAVE, RAVE_BIAS = range(10)
+GAME_COLUMNS = 10
+ROW_WIDTH = 13
 FINAL_RULES = ("visits", "mean")  # most visits | best mean
 BUDGET_UNITS = ("decision", "action")  # flat Monte Carlo: the budget shared by the root's actions | for each
 BUDGET_PER_ACTION = BUDGET_UNITS.index("action")
