@@ -32,6 +32,7 @@ from carcassonne_sim.tiles import (
     N_SEGMENTS,
     N_STACK,
     N_TILES,
+    N_TYPES,
     OPENING,
     PENNANT,
     PORT_SEGMENT,
@@ -107,7 +108,15 @@ MAX_OPTIONS = 32  # per open position: 4 rotations x (7 segments + no meeple) fo
 MAX_CANDIDATES = MAX_FRONTIER * MAX_OPTIONS
 OK = 0
 ERR_OVER, ERR_ROTATION, ERR_OCCUPIED, ERR_NOT_ADJACENT, ERR_EDGE, ERR_FEATURE, ERR_NO_MEEPLE, ERR_CLAIMED = range(1, 9)
-RANDOM = 0  # the compiled policy: the paper's random agent
+RANDOM, STAR25 = 0, 1  # the compiled policies: the paper's random agent and its Star2.5
+STAR25_PROBING = 5  # Table III: the probing factor
+STAR25_PLIES = 3  # Table III's depth 3: decision levels (ours, the opponent's, ours), chance levels between
+LOWEST, HIGHEST = -100.0, 100.0  # Table III: the theoretical minimum and maximum of an evaluation
+RANK_OF_KIND = np.array([0, 2, 4, 1], np.int64)  # the move order of a meeple on a city, road, field, monastery
+RANK_NO_MEEPLE = 3
+ONES = np.ones(N_TYPES)
+DECISION, CHANCE = np.int64(0), np.int64(1)  # the kinds of Star2.5's nodes
+ALL = np.int64(MAX_CANDIDATES)  # a decision node's children searched: all
 
 
 @inline_kernel
@@ -302,19 +311,20 @@ def check(S, act, err):
 
 
 @inline_kernel
-def award(S, meeples, points):
-    """Give ``points`` to the player(s) with most meeples (``meeples``: player 0's + 256 * player 1's)."""
+def award(out, at, meeples, points):
+    """Add ``points`` to ``out[at + p]`` for the player(s) p with most meeples (``meeples``: player 0's + 256 *
+    player 1's)."""
     m0, m1 = meeples & 0xFF, meeples >> 8
     if m0 >= m1:
-        S[SCORE] += points
+        out[at] += points
     if m1 >= m0:
-        S[SCORE + 1] += points
+        out[at + 1] += points
 
 
 @inline_kernel
-def new_stamp(S):
-    S[STAMP_COUNT] += 1
-    return S[STAMP_COUNT]
+def new_stamp(M, counter):
+    M[counter] += 1
+    return M[counter]
 
 
 @kernel
@@ -327,35 +337,45 @@ def lift(S, g):
 
 
 @kernel
-def score_feature(S, root, final):
-    """Score the road or city ``root`` for its majority: a road 1 per tile; a city 2 per tile and per pennant
-    when complete (its meeples return), 1 at the end of the game (they stay)."""
-    stamp = new_stamp(S)
+def feature_points(S, M, marks, counter, root, final):
+    """The points of the road or city ``root``: a road 1 per tile; a city 2 per tile and per pennant when complete,
+    1 at the end of the game. Reads ``S`` only; tiles are counted once with stamps ``M[marks + tile]``, the
+    stamp counter being ``M[counter]``."""
+    stamp = new_stamp(M, counter)
     tiles, pennants = 0, 0
     g = root
     while True:
         i = g // MAX_SEGMENTS
-        if S[STAMP + i] != stamp:
-            S[STAMP + i] = stamp
+        if M[marks + i] != stamp:
+            M[marks + i] = stamp
             tiles += 1
         pennants += PENNANT[S[TILE_TYPE + i], g % MAX_SEGMENTS]
-        if not final:
-            lift(S, g)
         g = S[NEXT + g]
         if g == root:
             break
     if KIND[S[TILE_TYPE + root // MAX_SEGMENTS], root % MAX_SEGMENTS] == ROAD:
-        points = tiles
-    else:
-        points = (tiles + pennants) * (1 if final else 2)
-    award(S, S[MEEPLES + root], points)
+        return tiles
+    return (tiles + pennants) * (1 if final else 2)
+
+
+@kernel
+def score_feature(S, root):
+    """Score the completed road or city ``root`` for its majority; its meeples return."""
+    award(S, SCORE, S[MEEPLES + root], feature_points(S, S, STAMP, STAMP_COUNT, root, False))
+    g = root
+    while True:
+        lift(S, g)
+        g = S[NEXT + g]
+        if g == root:
+            break
     S[MEEPLES + root] = 0
 
 
 @kernel
-def score_field(S, root):
-    """Score the field ``root`` at the end: 3 per completed city it borders, for its majority."""
-    stamp = new_stamp(S)
+def field_points(S, M, marks, counter, root):
+    """The points of the field ``root`` at the end: 3 per completed city it borders. Reads ``S`` only; cities are
+    counted once with stamps ``M[marks + city root]``."""
+    stamp = new_stamp(M, counter)
     cities = 0
     g = root
     while True:
@@ -364,17 +384,29 @@ def score_field(S, root):
         c = 0
         while near != 0:
             if near & 1:
-                city = find(S, MAX_SEGMENTS * i + c)
-                if S[OPEN + city] == 0 and S[STAMP + city] != stamp:
-                    S[STAMP + city] = stamp
+                city = root_of(S, MAX_SEGMENTS * i + c)
+                if S[OPEN + city] == 0 and M[marks + city] != stamp:
+                    M[marks + city] = stamp
                     cities += 1
             near >>= 1
             c += 1
         g = S[NEXT + g]
         if g == root:
             break
-    award(S, S[MEEPLES + root], 3 * cities)
-    S[MEEPLES + root] = 0
+    return 3 * cities
+
+
+@kernel
+def first_claimed(S, root):
+    """The lowest segment holding a meeple in the feature ``root``."""
+    first = N_NODES
+    g = root
+    while True:
+        if S[OWNER + g] != 0 and g < first:
+            first = g
+        g = S[NEXT + g]
+        if g == root:
+            return first
 
 
 @kernel
@@ -415,32 +447,49 @@ def score_completed(S, i):
         if k == CITY or k == ROAD:
             root = find(S, MAX_SEGMENTS * i + s)
             if S[OPEN + root] == 0 and S[MEEPLES + root] != 0:
-                score_feature(S, root, False)
+                score_feature(S, root)
     score_monasteries(S, i)
 
 
 @kernel
-def score_end(S):
-    """The end of the game: every feature holding meeples scores once (incomplete roads, cities and
-    monasteries, and the fields); the meeples stay on the board, their features' counts are cleared."""
+def end_points(S, M, marks, counter, out, at):
+    """Add to ``out[at + p]`` player p's end-of-game points: every road, city, monastery and field holding meeples
+    scores once (at its lowest claimed segment) for its majority. Reads ``S`` only; stamps in ``M`` as in
+    ``feature_points``."""
     for i in range(S[PLACED]):
         t = S[TILE_TYPE + i]
         for s in range(N_SEGMENTS[t]):
             g = MAX_SEGMENTS * i + s
             if S[OWNER + g] == 0:
                 continue
-            root = find(S, g)
-            if S[MEEPLES + root] == 0:  # scored already
-                continue
             k = KIND[t, s]
             if k == MONASTERY:
-                S[SCORE + S[OWNER + g] - 1] += 1 + neighbours(S, i)
-                S[MEEPLES + g] = 0
-            elif k == FIELD:
-                score_field(S, root)
+                out[at + S[OWNER + g] - 1] += 1 + neighbours(S, i)
+                continue
+            root = root_of(S, g)
+            if first_claimed(S, root) != g:
+                continue
+            if k == FIELD:
+                award(out, at, S[MEEPLES + root], field_points(S, M, marks, counter, root))
             else:
-                score_feature(S, root, True)
+                award(out, at, S[MEEPLES + root], feature_points(S, M, marks, counter, root, True))
+
+
+@kernel
+def score_end(S):
+    """The end of the game: every feature holding meeples scores once (incomplete roads, cities and monasteries,
+    and the fields); the meeples stay on the board."""
+    end_points(S, S, STAMP, STAMP_COUNT, S, SCORE)
     S[OVER] = 1
+
+
+@kernel
+def virtual_scores(S, marks, out):
+    """``out[p]``: player p's virtual score, his score if the game ended now (``end_points``), ``S`` unchanged;
+    ``marks``: ``N_NODES + 1`` int64 of scratch, zeroed once before the first call."""
+    out[0], out[1] = S[SCORE], S[SCORE + 1]
+    if S[OVER] == 0:
+        end_points(S, marks, 1, 0, out, 0)
 
 
 @kernel
@@ -552,13 +601,9 @@ def determinize(S, player, rs):
 
 
 @kernel
-def apply(S, act, err):
-    """Place the drawn tile and the meeple of ``act``, score what it completes, then draw the other player's
-    tile (or end the game)."""
-    code = check(S, act, err)
-    err[0] = code
-    if code != OK:
-        return code
+def play(S, act):
+    """Place the drawn tile and the meeple of the legal action ``act``, score what it completes and pass the turn,
+    without drawing the next tile."""
     p = S[TO_MOVE]
     t = S[CUR]
     i = place(S, front_index(S, act[0], act[1]), t, act[2])
@@ -572,6 +617,17 @@ def apply(S, act, err):
         S[PLAYED_ON + 4 * p + KIND[t, m]] += 1
     score_completed(S, i)
     S[TO_MOVE] = 1 - p
+
+
+@kernel
+def apply(S, act, err):
+    """Place the drawn tile and the meeple of ``act``, score what it completes, then draw the other player's
+    tile (or end the game)."""
+    code = check(S, act, err)
+    err[0] = code
+    if code != OK:
+        return code
+    play(S, act)
     draw(S)
     return OK
 
@@ -643,7 +699,10 @@ def random_action(S, rs, act):
 
 @kernel
 def playout_action(S, policy, rs, act, scratch):
-    random_action(S, rs, act)
+    if policy == STAR25:
+        star25(S, STAR25_PLIES, STAR25_PROBING, act)
+    else:
+        random_action(S, rs, act)
 
 
 @kernel
@@ -732,3 +791,181 @@ def sample_candidate(S, rs, act, ws, scratch, err):
             act[0], act[1], act[2] = S[FRONT_X + f], S[FRONT_Y + f], r
             act[3] = NO_MEEPLE if k == 0 else nth_bit(choices, k - 1)
             return True
+
+
+# Star2.5 (Ballard's *-minimax with a probing factor; docs/carcassonne-rules.md, "Star2.5"). A decision node is a
+# state with its tile drawn; its children, in the paper's move order, are the states after each legal action
+# (``play``, no draw), which are chance nodes over the next tile but at the last decision level, where they are
+# leaves. Values are Eq. 4 for the searching player on the virtual scores, clamped to [LOWEST, HIGHEST]; every
+# search is fail-soft: a value <= alpha is an upper bound, >= beta a lower bound, exact in between.
+
+
+@inline_kernel
+def move_rank(t, seg):
+    """The paper's move order for Star2.5, best first: a meeple on a city 0, on a monastery 1, on a road 2, no
+    meeple 3, on a field 4 (tile type ``t``, segment ``seg``)."""
+    return RANK_NO_MEEPLE if seg == NO_MEEPLE else RANK_OF_KIND[KIND[t, seg]]
+
+
+@kernel
+def ordered_options(S, acts, order):
+    """``options`` in ``acts`` and their indices in the move order in ``order`` (stable); return their number."""
+    n = options(S, acts)
+    t = S[CUR]
+    m = 0
+    for rank in range(RANK_NO_MEEPLE + 2):
+        for k in range(n):
+            if move_rank(t, acts[k, 3]) == rank:
+                order[m] = k
+                m += 1
+    return n
+
+
+@kernel
+def chance_weights(S, weights):
+    """After a ``play``: ``weights[t]``, the copies of tile type ``t`` the next draw can give (the undrawn tiles
+    out of sight, counted, not read in order, whose type fits somewhere); return their sum (0: no such tile)."""
+    for t in range(N_TYPES):
+        weights[t] = 0
+    for k in range(S[TOP], N_STACK - S[KNOWN_BOTTOM]):
+        weights[S[ORDER + k]] += 1
+    total = 0
+    for t in range(N_TYPES):
+        if weights[t] != 0 and not placeable(S, t):
+            weights[t] = 0
+        total += weights[t]
+    return total
+
+
+@kernel
+def draw_type(S, t):
+    """After a ``play``: draw a copy of tile type ``t`` (one of ``chance_weights``) for the player to move."""
+    k = S[TOP]
+    while S[ORDER + k] != t:
+        k += 1
+    S[ORDER + k], S[ORDER + S[TOP]] = S[ORDER + S[TOP]], t
+    draw(S)
+
+
+@kernel
+def evaluation(S, me, W):
+    """Eq. 4 for player ``me`` on the virtual scores of ``S``, clamped to [LOWEST, HIGHEST]."""
+    marks, points = W[6], W[7]
+    virtual_scores(S, marks, points)
+    return min(HIGHEST, max(LOWEST, float(points[me] - points[1 - me])))
+
+
+@kernel
+def outcome(W, d, t):
+    """Set ``W[0][d + 1]`` to the chance node ``W[1][d]`` with a tile of type ``t`` drawn."""
+    child = W[0][d + 1]
+    copy(child, W[1][d])
+    draw_type(child, t)
+
+
+@kernel
+def rest_of(weights, bounds, t, total):
+    """The weighted sum of ``bounds`` over the outcomes after ``t``, as a share of ``total``."""
+    rest = 0.0
+    for u in range(t + 1, N_TYPES):
+        rest += weights[u] * bounds[u]
+    return rest / total
+
+
+@kernel
+def star_node(W, d, plies, probing, me, alpha, beta, limit, kind):
+    """The value in the window (``alpha``, ``beta``) of the chance node ``W[1][d]`` (the next tile) if ``kind`` is
+    CHANCE, else of the decision node ``W[0][d]`` (level ``d`` of ``plies``) over its first ``limit`` children in the move
+    order (``W[8][d]``: the index in the order of its best one). At a chance node, Star2.5's probing phase bounds
+    each outcome by the first ``probing`` children of its decision node (a lower bound when they maximise, an upper
+    one when they minimise) and cuts when the weighted bounds leave the window; then Star1 with those bounds
+    searches the outcomes in full. One function called with arguments of one type (Numba's cache cannot load
+    mutually recursive functions or specialisations)."""
+    if kind == CHANCE:
+        A = W[1][d]
+        if A[TOP] == N_STACK:  # the draw ends the game: the virtual scores are the final ones
+            return evaluation(A, me, W)
+        weights, bounds = W[4][d], W[5][d]
+        total = chance_weights(A, weights)
+        if total == 0:  # no undrawn tile fits: the draw brings the bottom's tiles back in public order, or ends
+            copy(W[0][d + 1], A)
+            draw(W[0][d + 1])
+            return star_node(W, d + 1, plies, probing, me, alpha, beta, ALL, DECISION)
+        maximize = A[TO_MOVE] == me  # whether the outcomes' decision nodes maximise
+        extreme = LOWEST if maximize else HIGHEST
+        for t in range(N_TYPES):
+            bounds[t] = extreme
+        if probing > 0 and (beta < HIGHEST if maximize else alpha > LOWEST):
+            for t in range(N_TYPES):
+                if weights[t] == 0:
+                    continue
+                p = weights[t] / total
+                other = rest_of(weights, bounds, -1, total) - p * extreme
+                outcome(W, d, t)
+                if maximize:
+                    v = star_node(W, d + 1, plies, probing, me, LOWEST, min((beta - other) / p, HIGHEST), probing,
+                                  DECISION)
+                else:
+                    v = star_node(W, d + 1, plies, probing, me, max((alpha - other) / p, LOWEST), HIGHEST, probing,
+                                  DECISION)
+                bounds[t] = v
+                bound = other + p * v
+                if (bound >= beta) if maximize else (bound <= alpha):
+                    return bound
+        done = 0.0
+        for t in range(N_TYPES):
+            if weights[t] == 0:
+                continue
+            p = weights[t] / total
+            rest = rest_of(weights, bounds, t, total)
+            share = rest_of(weights, ONES, t, total)
+            rest_low, rest_high = (rest, share * HIGHEST) if maximize else (share * LOWEST, rest)
+            low, high = (alpha - done - rest_high) / p, (beta - done - rest_low) / p
+            outcome(W, d, t)
+            v = star_node(W, d + 1, plies, probing, me, max(low, LOWEST), min(high, HIGHEST), ALL, DECISION)
+            if v <= low:
+                return done + p * v + rest_high
+            if v >= high:
+                return done + p * v + rest_low
+            done += p * v
+        return done
+    states, after, acts, order, best = W[0], W[1], W[2], W[3], W[8]
+    S = states[d]
+    if S[OVER] != 0:
+        return evaluation(S, me, W)
+    n = ordered_options(S, acts[d], order[d])
+    maximize = S[TO_MOVE] == me
+    value = -np.inf if maximize else np.inf
+    for k in range(min(n, limit)):
+        A = after[d]
+        copy(A, S)
+        play(A, acts[d, order[d, k]])
+        if d + 1 == plies:
+            v = evaluation(A, me, W)
+        else:
+            v = star_node(W, d, plies, probing, me, alpha, beta, ALL, CHANCE)
+        if maximize and v > value:
+            value, best[d] = v, k
+            alpha = max(alpha, v)
+        elif not maximize and v < value:
+            value, best[d] = v, k
+            beta = min(beta, v)
+        if alpha >= beta:
+            break
+    return value
+
+
+@allocating
+def star25(S, plies, probing, act):
+    """Star2.5 for the player to move over ``plies`` decision levels with the probing factor ``probing``: fill
+    ``act`` with its choice (the first best in the move order) and return its value."""
+    W = (np.empty((plies, STATE_SIZE), np.int64), np.empty((plies, STATE_SIZE), np.int64),
+         np.empty((plies, MAX_CANDIDATES, ACTION_SIZE), np.int64), np.empty((plies, MAX_CANDIDATES), np.int64),
+         np.empty((plies, N_TYPES), np.int64), np.empty((plies, N_TYPES)), np.zeros(N_NODES + 1, np.int64),
+         np.empty(2, np.int64), np.zeros(plies, np.int64))
+    copy(W[0][0], S)
+    value = star_node(W, np.int64(0), np.int64(plies), np.int64(probing), S[TO_MOVE], LOWEST, HIGHEST, ALL, DECISION)
+    chosen = W[3][0, W[8][0]]
+    for j in range(ACTION_SIZE):
+        act[j] = W[2][0, chosen, j]
+    return value

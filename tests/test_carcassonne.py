@@ -18,9 +18,11 @@ from carcassonne_sim.tiles import (
     CITY,
     COUNTS,
     EDGE,
+    FIELD,
     KIND,
     LETTERS,
     MAX_SEGMENTS,
+    MONASTERY,
     N_ROTATIONS,
     N_SEGMENTS,
     PORT_SEGMENT,
@@ -412,7 +414,7 @@ def test_the_game_ends_when_no_remaining_tile_fits():
 
 def test_the_registry_and_the_agents_play_it():
     game = gamecore.load("carcassonne")
-    assert game.by_seat and game.policies == ("random",) and game.roles == ("first", "second")
+    assert game.by_seat and game.policies == ("random", "star25") and game.roles == ("first", "second")
     mcts = evaluate_setup(Setup.parse("mcts-random", "carcassonne").with_params({"first.budget": 50}), games=20,
                           seed=0)
     assert mcts.wins > 25 and mcts.games == 40
@@ -439,3 +441,115 @@ def test_lotr_play_draws_the_final_board(tmp_path, capsys):
     assert stop.value.code == 2
     assert "loveletter has no picture; games that draw: carcassonne" in capsys.readouterr().err
     assert not (tmp_path / "x.png").exists()
+
+
+def expectimax(S: np.ndarray, me: int, plies: int) -> float:
+    """The reference for Star2.5: plain expectimax over ``plies`` decision levels, written apart from the kernel's
+    search (the same tree: legal actions, then the next tile over the placeable undrawn types by their counts)."""
+    def value(state: np.ndarray) -> float:
+        K.virtual_scores(state, np.zeros(K.N_NODES + 1, np.int64), points := np.zeros(2, np.int64))
+        return float(np.clip(points[me] - points[1 - me], -100, 100))
+
+    if S[K.OVER]:
+        return value(S)
+    acts = np.empty((K.MAX_CANDIDATES, K.ACTION_SIZE), np.int64)
+    values = []
+    for act in acts[:K.options(S, acts)]:
+        after = S.copy()
+        K.play(after, act)
+        if plies == 1 or after[K.TOP] == K.N_STACK:
+            values.append(value(after))
+            continue
+        undrawn = after[K.ORDER + after[K.TOP]: K.ORDER + K.N_STACK - after[K.KNOWN_BOTTOM]]
+        counts = Counter(int(t) for t in undrawn if K.placeable(after, t))
+        total, v = sum(counts.values()), 0.0
+        for t, count in sorted(counts.items()):
+            child = after.copy()
+            K.draw_type(child, t)
+            v += count / total * expectimax(child, me, plies - 1)
+        if not counts:
+            K.draw(after)
+            v = expectimax(after, me, plies - 1)
+        values.append(v)
+    return max(values) if S[K.TO_MOVE] == me else min(values)
+
+
+def test_star25_finds_the_expectimax_value():
+    """Star2.5's cutoffs (probing factor 5, and 0: Star1) never change the root value nor the choice's value."""
+    act = np.empty(K.ACTION_SIZE, np.int64)
+    checked = 0
+    for n, state in enumerate(random_play(CarcassonneState, 2, seed=1)):
+        if n % 9 or state.is_over:
+            continue
+        S = state.core_state()
+        before = S.copy()
+        for plies in (1, 2):
+            expected = expectimax(S, int(S[K.TO_MOVE]), plies)
+            for probing in (5, 0):
+                assert K.star25(S, plies, probing, act) == pytest.approx(expected, abs=1e-9)
+                chosen = S.copy()
+                K.play(chosen, act)
+                if plies == 1:
+                    K.virtual_scores(chosen, np.zeros(K.N_NODES + 1, np.int64), points := np.zeros(2, np.int64))
+                    assert points[S[K.TO_MOVE]] - points[1 - S[K.TO_MOVE]] == expected
+        assert np.array_equal(S, before)
+        checked += 1
+    assert checked >= 8
+
+
+def test_star25_move_order_is_city_monastery_road_none_field():
+    a, d = LETTERS.index("A"), LETTERS.index("D")  # A: monastery, road, field; D: city, road, two fields
+    on_d = {int(KIND[d, s]): s for s in range(int(N_SEGMENTS[d]))}
+    monastery = next(s for s in range(int(N_SEGMENTS[a])) if KIND[a, s] == MONASTERY)
+    ranks = [K.move_rank(d, on_d[CITY]), K.move_rank(a, monastery), K.move_rank(d, on_d[ROAD]),
+             K.move_rank(d, K.NO_MEEPLE), K.move_rank(d, on_d[FIELD])]
+    assert ranks == [0, 1, 2, 3, 4]
+    state = CarcassonneState(4)
+    acts, order = np.empty((K.MAX_CANDIDATES, K.ACTION_SIZE), np.int64), np.empty(K.MAX_CANDIDATES, np.int64)
+    n = K.ordered_options(state.core_state(), acts, order)
+    t = LETTERS.index(state.tile)
+    ordered = [K.move_rank(t, acts[k, 3]) for k in order[:n]]
+    assert sorted(order[:n]) == list(range(n)) and ordered == sorted(ordered) and len(set(ordered)) >= 3
+
+
+def virtual(state: CarcassonneState) -> list[int]:
+    points = np.zeros(2, np.int64)
+    K.virtual_scores(state.core_state(), np.zeros(K.N_NODES + 1, np.int64), points)
+    return points.tolist()
+
+
+def test_virtual_scores_are_the_end_of_game_scoring_of_a_copy_and_the_final_scores_at_the_end():
+    finals = 0
+    for n, state in enumerate(random_play(CarcassonneState, 6, seed=2)):
+        S = state.core_state()
+        before = S.copy()
+        scores = virtual(state)
+        assert np.array_equal(S, before)  # the state is unchanged
+        if state.is_over:
+            assert scores == state.scores()
+            finals += 1
+        elif n % 5 == 0:
+            ended = S.copy()
+            K.score_end(ended)
+            assert scores == [int(ended[K.SCORE]), int(ended[K.SCORE + 1])]
+    assert finals == 6
+    state = CarcassonneState(0)
+    put(state, "B", 0, -1, 0, "monastery", player=0)
+    put(state, "U", 1, 0, 1, "road E-W", player=0)
+    put(state, "F", 0, 1, 1, "city N+S", player=1)
+    put(state, "B", 1, -1, 0, player=1)
+    assert virtual(state) == [6, 3] and state.scores() == [0, 0]  # as test_incomplete_features_score_at_the_end
+
+
+def test_star25_closes_a_city_for_its_points():
+    state = CarcassonneState(0)
+    put(state, "M", 0, 1, 2, "city S+W", player=0)  # the start tile's city, with a pennant, open to the west
+    put(state, "B", 0, -1, 0, player=1)
+    s, e = state.core_state(), LETTERS.index("E")
+    stack = list(s[K.ORDER + s[K.TOP]: K.ORDER + K.N_STACK])
+    s[K.ORDER + s[K.TOP] + stack.index(e)], s[K.CUR] = s[K.CUR], e  # player 0 draws an E
+    agent = Agent(AgentSpec.make("star25", game="carcassonne"), seed=0)
+    play = agent.act(state)
+    assert (play.x, play.y, play.rotation) == (-1, 1, 1)  # closes it: 3 tiles and a pennant
+    state.apply(play)
+    assert state.scores()[0] >= 8
