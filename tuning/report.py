@@ -349,12 +349,14 @@ def best_markdown(section: Section, run: StudyRun) -> list[str]:
     if test.get("seats"):
         deals = games // len(test["seats"])
         command = f"lotr eval --config {section.config} --games {deals} --seed {test['seed']} --seat {run.spec.seat}"
-        marks = {"first": thesis.win_rate, "second": 100 * (thesis.params["counts"][1] or 0) / thesis.games}
+        second = thesis.params["counts"][1]
+        marks = {"first": thesis.win_rate, "second": None if second is None else 100 * second / thesis.games}
         comparison = "; ".join(
             f"{seat} seat {100 * counts['win_rate']:.2f}% [{100 * counts['wilson_95'][0]:.2f}, "
             f"{100 * counts['wilson_95'][1]:.2f}] on {counts['games']:,}: "
-            f"{'above' if 100 * counts['wilson_95'][0] > marks[seat] else 'not above'} {thesis.label}'s "
-            f"{marks[seat]:.2f} ({thesis.source})"
+            + (f"no published rate of {thesis.label}'s {seat} seat" if marks[seat] is None else
+               f"{'above' if 100 * counts['wilson_95'][0] > marks[seat] else 'not above'} {thesis.label}'s "
+               f"{marks[seat]:.2f} ({thesis.source})")
             for seat, counts in test["seats"].items())
     else:
         outcome = "above" if 100 * low > thesis.win_rate else "not above"

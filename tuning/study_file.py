@@ -323,18 +323,17 @@ def parse_study(data: dict, source: str = "study") -> StudySpec:
                         "difficulty at the top level)")
     option_names = {p.name for p in game.options} - {"difficulty"}
     searched_options = tuple(d.name for d in space if d.name in option_names)
+    for difficulty in difficulties:
+        options = game.check_options({**option_table, **({} if difficulty is None else {"difficulty": difficulty})},
+                                     f"{source}: options" if difficulty is None else source)
+    options.pop("difficulty", None)
     for domain in (d for d in space if d.name in searched_options):  # searched like the difficulty
         if domain.name in option_table:
             raise SpecError(f"{source}: {domain.name} is both in [options] and in [space]; keep one of them")
         if domain.kind != "choice":
             raise SpecError(f"{source}: space.{domain.name} is invalid; expected {{ choice = [...] }}")
-    for difficulty in difficulties:
-        options = game.check_options({**option_table, **({} if difficulty is None else {"difficulty": difficulty})},
-                                     f"{source}: options" if difficulty is None else source)
-        for domain in (d for d in space if d.name in searched_options):
-            for value in domain.choices:
-                game.check_options({**option_table, domain.name: value}, f"{source}: space")
-    options.pop("difficulty", None)
+        for value in domain.choices:
+            game.check_options({**option_table, domain.name: value}, f"{source}: space")
     names = searched["setup"].choices if "setup" in searched else (data["setup"],)
     setups = []
     for setup_name in names:
