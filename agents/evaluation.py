@@ -93,6 +93,13 @@ class Evaluation:
         """1 for a won game, 0 otherwise, in game order (for paired comparisons on common seeds)."""
         return (self.rewards == 1.0).astype(np.int8)
 
+    def agent_measure(self, name: str) -> float:
+        """A two-player game's per-seat measure (``<name>_<seat>`` of the game's metrics, Carcassonne's margin)
+        for the evaluated agent: its mean over the seats it played, weighted by their games."""
+        games = sum(counts["games"] for counts in self.seats.values())
+        return sum(counts["metrics"][f"{name}_{seat}"] * counts["games"] for seat, counts in self.seats.items()) / max(
+            1, games)
+
     def to_dict(self) -> dict:
         """Everything but the per-game arrays, JSON-ready; the game's metrics at the top level."""
         data = {k: v for k, v in self.__dict__.items() if k not in ("game_ids", "rewards", "records", "metrics")}
@@ -344,7 +351,8 @@ def _summarise(setup, options, seats, seed, workers, interrupted, seconds, resul
     all_rewards, all_records, all_seconds = (np.concatenate(part) for part in (rewards, records, game_seconds))
     role_seconds = sum((results[f][3] for f in firsts), np.zeros(len(setup.roles)))
     decisions = sum((results[f][4] for f in firsts), np.zeros(len(setup.roles), np.int64))
-    seat_counts = {name: seat_figures(r) for name, r in zip(names, rewards) if name}
+    seat_counts = {name: {**seat_figures(r), "metrics": game.summarise(played)}
+                   for name, r, played in zip(names, rewards, records) if name}
     return Evaluation(
         game=setup.game,
         options=options,

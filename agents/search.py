@@ -77,6 +77,8 @@ from gamecore.row import (
     PYTHON,
     RAVE,
     RAVE_BIAS,
+    REWARD,
+    REWARD_MARGIN,
     C,
 )
 
@@ -191,6 +193,18 @@ def _build(game: types.ModuleType) -> types.ModuleType:
     this.__doc__ = f"The compiled agents of {game.__name__} (agents.search)."
     sys.modules[this.__name__] = this  # so that the closures' cache key names it instead of pickling it
 
+    if hasattr(game, "margin"):
+        @kernel
+        def payoff(S, player, margin):
+            """What the search backs up for ``player`` from the finished game ``S``: the game's reward, or with
+            ``margin`` his score minus his opponent's (the Carcassonne paper's Eq. 4)."""
+            return game.margin(S, player) if margin else game.reward(S, player)
+    else:
+        @kernel
+        def payoff(S, player, margin):
+            """What the search backs up for ``player`` from the finished game ``S``: the game's reward."""
+            return game.reward(S, player)
+
     @kernel
     def best_available(T, V, W, node, D, row, c, act, scratch, err):
         """Count availability of ``node``'s children in ``D``; return the best by UCB1 (NONE if none)."""
@@ -262,21 +276,21 @@ def _build(game: types.ModuleType) -> types.ModuleType:
         return n
 
     @kernel
-    def credit_amaf(T, W, path, depth, moves, n_moves, end):
+    def credit_amaf(T, W, path, depth, moves, n_moves, end, margin):
         """All moves as first: each child of a node on ``path`` whose action its mover plays later in this
-        episode (deeper on the path, or among the playout's ``moves``) counts the reward ``end`` gives him."""
+        episode (deeper on the path, or among the playout's ``moves``) counts the payoff ``end`` gives him."""
         for i in range(depth):
             child = T[path[i], CHILD]
             while child != NONE:
                 if played_later(T, path, i + 1, depth, moves, n_moves, child):
                     T[child, AMAF] += 1
-                    W[child] += game.reward(end, T[child, MOVER])
+                    W[child] += this.payoff(end, T[child, MOVER], margin)
                 child = T[child, SIBLING]
 
     @kernel
-    def leaf_values(S, playouts, honest, searcher, policy, rs, work, act, err, scratch, values, amaf):
-        """Fill ``values`` with each player's mean reward over ``playouts`` games played from ``S``
-        by the compiled ``policy``.
+    def leaf_values(S, playouts, honest, searcher, policy, rs, work, act, err, scratch, values, amaf, margin):
+        """Fill ``values`` with each player's mean payoff (``payoff``, of ``margin``) over ``playouts`` games
+        played from ``S`` by the compiled ``policy``.
 
         An honest evaluator re-draws the hidden information (as ``searcher`` sees it) before every
         playout; the oracle plays from the true state. ``S`` is left unchanged; ``work`` is a
@@ -286,7 +300,7 @@ def _build(game: types.ModuleType) -> types.ModuleType:
         values[:] = 0.0
         if game.is_over(S):
             for p in range(values.shape[0]):
-                values[p] = game.reward(S, p)
+                values[p] = this.payoff(S, p, margin)
             return
         for _ in range(playouts):
             game.copy(work, S)
@@ -294,9 +308,9 @@ def _build(game: types.ModuleType) -> types.ModuleType:
                 game.determinize(work, searcher, rs)
             n_moves = this.play_out(work, policy, rs, act, err, scratch, moves)
             if moves.shape[0] > 0:
-                this.credit_amaf(T, W, path, depth, moves, n_moves, work)
+                this.credit_amaf(T, W, path, depth, moves, n_moves, work, margin)
             for p in range(values.shape[0]):
-                values[p] += game.reward(work, p)
+                values[p] += this.payoff(work, p, margin)
         for p in range(values.shape[0]):
             values[p] /= playouts
 
@@ -325,6 +339,7 @@ def _build(game: types.ModuleType) -> types.ModuleType:
         honest = row[ORACLE] == 0
         c = row[C]
         policy = np.int64(row[PLAYOUT])
+        margin = row[REWARD] == REWARD_MARGIN
         searcher = game.to_move(S)
         scratch, work, D, err, values = this.buffers(S)
         ws = game.workspace()
@@ -378,7 +393,7 @@ def _build(game: types.ModuleType) -> types.ModuleType:
                 if expanded:
                     break
             this.leaf_values(D, ppn, honest, searcher, policy, rs, work, act, err, scratch, values,
-                             (T, W, path, depth, moves))
+                             (T, W, path, depth, moves), margin)
             for i in range(depth + 1):
                 T[path[i], VISITS] += 1
                 V[path[i]] += values[T[path[i], MOVER]]
@@ -391,6 +406,7 @@ def _build(game: types.ModuleType) -> types.ModuleType:
         budget = np.int64(row[BUDGET])
         honest = row[ORACLE] == 0
         policy = np.int64(row[PLAYOUT])
+        margin = row[REWARD] == REWARD_MARGIN
         searcher = game.to_move(S)
         scratch, work, D, err, values = this.buffers(S)
         root, keys, n = this.prepared_root(S, row, rs, max(64, 2 * budget), act, scratch, err)
@@ -402,7 +418,7 @@ def _build(game: types.ModuleType) -> types.ModuleType:
         no_tree = (np.empty((0, AMAF + 1), np.int64), np.empty(0), np.empty(0, np.int64), np.int64(0),
                    np.empty((0, 3), np.int64))
         best = 0
-        best_mean = -1.0
+        best_mean = -np.inf
         for i in range(n if n > 1 else 0):
             total = 0.0
             for _ in range(per_candidate):
@@ -411,7 +427,7 @@ def _build(game: types.ModuleType) -> types.ModuleType:
                     game.determinize(D, searcher, rs)
                 game.key_action(keys[i, 0], keys[i, 1], act)
                 game.apply(D, act, err)
-                this.leaf_values(D, 1, honest, searcher, policy, rs, work, act, err, scratch, values, no_tree)
+                this.leaf_values(D, 1, honest, searcher, policy, rs, work, act, err, scratch, values, no_tree, margin)
                 total += values[searcher]
             if total / per_candidate > best_mean:
                 best_mean = total / per_candidate
@@ -491,7 +507,7 @@ def _build(game: types.ModuleType) -> types.ModuleType:
             if active[i]:
                 waiting[i] = this.play_compiled_roles(states[i], rows, rs[i], act, err, scratch, role_ticks, decisions)
 
-    for function in (best_available, untried_action, order_root, play_out, credit_amaf, leaf_values, buffers,
+    for function in (payoff, best_available, untried_action, order_root, play_out, credit_amaf, leaf_values, buffers,
                      prepared_root, mcts_decide,
                      flat_mc_decide, decide, seed_agents, play_compiled_roles, deal, play_games, advance_batch):
         setattr(this, function.__name__, function)

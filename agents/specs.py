@@ -39,6 +39,8 @@ from gamecore.row import (
     PYTHON,
     RAVE,
     RAVE_BIAS,
+    REWARD,
+    REWARDS,
     ROW_WIDTH,
     C,
 )
@@ -105,10 +107,14 @@ def agent_kinds(game_name: str = gamecore.DEFAULT_GAME) -> dict[str, AgentKind]:
 def _agent_kinds(game_name: str) -> dict[str, AgentKind]:
     game = gamecore.load(game_name)
     playout = Param("playout", str, game.policies[0], choices=game.policies, help="policy of the playouts")
-    search = (_BUDGET, _PPN, _C, playout, *game.search_params, _FINAL, _RAVE, _RAVE_BIAS)
+    rewards = REWARDS if hasattr(game.kernels, "margin") else REWARDS[:1]
+    reward = Param("reward", str, REWARDS[0], choices=rewards,
+                   help="what a playout backs up: the outcome (1 win, 0.5 draw, 0 loss) or, in a game with scores, "
+                        "the player's score minus the opponent's")
+    search = (_BUDGET, _PPN, _C, playout, *game.search_params, _FINAL, _RAVE, _RAVE_BIAS, reward)
     kinds = [AgentKind(name, code, (), help=f"the compiled {name} policy") for code, name in enumerate(game.policies)]
     kinds += [
-        AgentKind("flat-mc", FLAT_MC, (_BUDGET, playout, *game.search_params, _BUDGET_PER),
+        AgentKind("flat-mc", FLAT_MC, (_BUDGET, playout, *game.search_params, _BUDGET_PER, reward),
                   help="flat Monte Carlo over the root's actions"),
         AgentKind("mcts", MCTS, search, help="honest information-set MCTS"),
         AgentKind("oracle-mcts", MCTS, search, oracle=True,
@@ -201,6 +207,7 @@ class AgentSpec:
         row[BUDGET_PER] = BUDGET_UNITS.index(p.get("budget_per", BUDGET_UNITS[0]))
         row[RAVE] = p.get("rave", False)
         row[RAVE_BIAS] = p.get("rave_bias", 0.0)
+        row[REWARD] = REWARDS.index(p.get("reward", REWARDS[0]))
         for column, param in enumerate(game.search_params, GAME_COLUMNS):
             row[column] = p.get(param.name, False)
         return row

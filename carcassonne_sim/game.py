@@ -9,7 +9,8 @@ import numpy as np
 
 from carcassonne_sim import kernels as K
 from carcassonne_sim.tiles import KIND_NAMES, LETTERS, MAX_SEGMENTS, N_SEGMENTS, segment_name
-from gamecore.interface import Game
+from carcassonne_sim.published import EXPLORATION, PUBLISHED, ROLLOUTS_PER_STEP
+from gamecore.interface import Game, Preset
 from gamecore.params import SpecError
 from gamecore.state import FlatState
 
@@ -184,27 +185,36 @@ def twm(records: np.ndarray, player: int) -> np.ndarray:
 
 
 SEATS = ("first", "second")
+PAPER_BUDGET = 5000  # rollouts per move of the paper's agents here (section IV gives only the 100 per step)
+RAVE_BIAS = 1.0  # MCTS-RAVE's b of Eq. 3 (in points, the reward's unit): lost in the text, chosen by a study
+
+
+PAPER_MEASURES = ("margin", "score", "mpg", "twm")  # the paper's reward (Eq. 4), final score, mpg and twm (Eq. 5)
 
 
 def summarise(records: np.ndarray) -> dict[str, Any]:
-    """Per seat: the mean final score, meeples per game (mpg, also by feature kind) and twm; the games with
-    tiles returned to the bottom and ended with tiles left."""
+    """Per seat: the mean margin (Eq. 4), final score, meeples per game (mpg, also by feature kind) and twm, with
+    the standard deviations of the paper's four (``<measure>_sd_<seat>``); the games with tiles returned to the
+    bottom and ended with tiles left."""
     if not len(records):
         return {name: 0.0 for name in METRICS}
     metrics: dict[str, Any] = {}
     for p, seat in enumerate(SEATS):
-        metrics[f"score_{seat}"] = float(records[:, K.REC_SCORE + p].mean())
-        metrics[f"mpg_{seat}"] = float(records[:, K.REC_MEEPLES + p].mean())
-        metrics[f"twm_{seat}"] = float(twm(records, p).mean())
+        score = records[:, K.REC_SCORE + p]
+        per_game = {"margin": score - records[:, K.REC_SCORE + 1 - p], "score": score,
+                    "mpg": records[:, K.REC_MEEPLES + p], "twm": twm(records, p)}
+        for measure, values in per_game.items():
+            metrics[f"{measure}_{seat}"] = float(np.mean(values))
+            metrics[f"{measure}_sd_{seat}"] = float(np.std(values, ddof=1)) if len(values) > 1 else 0.0
         for k, kind in enumerate(KIND_NAMES):
             metrics[f"meeples_{kind}_{seat}"] = float(records[:, K.REC_KINDS + 4 * p + k].mean())
-    metrics["margin_first"] = metrics["score_first"] - metrics["score_second"]
     metrics["games_with_returns"] = float(np.mean(records[:, K.REC_RETURNED] > 0))
     metrics["games_with_tiles_left"] = float(np.mean(records[:, K.REC_LEFT] > 0))
     return metrics
 
 
-METRICS = ("score_first", "score_second", "mpg_first", "mpg_second", "twm_first", "twm_second", "margin_first")
+METRICS = ("score_first", "score_second", "mpg_first", "mpg_second", "twm_first", "twm_second", "margin_first",
+           "margin_second")
 
 
 def describe(metrics: dict[str, Any], games: int) -> list[str]:
@@ -236,4 +246,16 @@ GAME = Game(
          "fields; docs/carcassonne-rules.md)",
     metric_names=METRICS,
     draw="carcassonne_sim.picture:draw_board",
+    presets=(
+        Preset("mcts", "mcts", {"c": EXPLORATION, "ppn": ROLLOUTS_PER_STEP, "budget": PAPER_BUDGET, "reward": "margin",
+                                "final": "visits"},
+               help="the paper's vanilla MCTS: UCT with C = 3, 100 rollouts per simulation step, Eq. 4 backed up, "
+                    "most visits; the budget (rollouts per move, which the paper does not give) chosen by "
+                    "studies/carcassonne-tuning.toml"),
+        Preset("mcts-rave", "mcts", {"c": EXPLORATION, "ppn": ROLLOUTS_PER_STEP, "budget": PAPER_BUDGET,
+                                     "reward": "margin", "final": "visits", "rave": True, "rave_bias": RAVE_BIAS},
+               help="the paper's MCTS-RAVE (Eq. 3): the vanilla MCTS with all-moves-as-first values; its RAVE bias, "
+                    "lost in the paper's text, chosen by studies/carcassonne-rave-tuning.toml"),
+    ),
+    published=PUBLISHED,
 )

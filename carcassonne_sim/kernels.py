@@ -574,6 +574,12 @@ def reward(S, player):
     return 1.0 if mine > theirs else 0.0
 
 
+@inline_kernel
+def margin(S, player):
+    """The paper's Eq. 4: the player's score minus the opponent's."""
+    return float(S[SCORE + player] - S[SCORE + 1 - player])
+
+
 @kernel
 def record(S, out):
     for p in range(N_PLAYERS):
@@ -592,6 +598,40 @@ def record(S, out):
 def copy(dst, src):
     for k in range(STATE_SIZE):
         dst[k] = src[k]
+
+
+@inline_kernel
+def copy_range(dst, src, start, stop):
+    to, of = dst[start:stop], src[start:stop]
+    for k in range(to.size):
+        to[k] = of[k]
+
+
+@kernel
+def copy_used(dst, src):
+    """``copy`` into a ``dst`` that holds a state itself (Star2.5's work states), reading and writing only the
+    parts in use: the header and stack, the placed tiles, the open positions, their cells of the board (``dst``'s
+    own cleared first), the placed tiles' nodes and the stamps. Entries past them are never read before ``place``
+    sets them."""
+    for i in range(dst[PLACED]):
+        dst[GRID + cell_of(dst[TILE_X + i], dst[TILE_Y + i])] = 0
+    for f in range(dst[N_FRONT]):
+        dst[GRID + dst[FRONT_CELL + f]] = 0
+    placed, front, used = src[PLACED], src[N_FRONT], MAX_SEGMENTS * src[PLACED]
+    copy_range(dst, src, 0, TILE_TYPE)
+    for at in (TILE_TYPE, TILE_ROT, TILE_X, TILE_Y):
+        copy_range(dst, src, at, at + placed)
+    for at in (FRONT_CELL, FRONT_X, FRONT_Y):
+        copy_range(dst, src, at, at + front)
+    for at in (PARENT, NEXT, SIZE, OPEN, MEEPLES, OWNER):
+        copy_range(dst, src, at, at + used)
+    copy_range(dst, src, STAMP, STATE_SIZE)
+    for i in range(placed):
+        c = GRID + cell_of(src[TILE_X + i], src[TILE_Y + i])
+        dst[c] = src[c]
+    for f in range(front):
+        c = GRID + src[FRONT_CELL + f]
+        dst[c] = src[c]
 
 
 @kernel
@@ -859,7 +899,7 @@ def evaluation(S, me, W):
 def outcome(W, d, t):
     """Set ``W[0][d + 1]`` to the chance node ``W[1][d]`` with a tile of type ``t`` drawn."""
     child = W[0][d + 1]
-    copy(child, W[1][d])
+    copy_used(child, W[1][d])
     draw_type(child, t)
 
 
@@ -888,7 +928,7 @@ def star_node(W, d, plies, probing, me, alpha, beta, limit, kind):
         weights, bounds = W[4][d], W[5][d]
         total = chance_weights(A, weights)
         if total == 0:  # no undrawn tile fits: the draw brings the bottom's tiles back in public order, or ends
-            copy(W[0][d + 1], A)
+            copy_used(W[0][d + 1], A)
             draw(W[0][d + 1])
             return star_node(W, d + 1, plies, probing, me, alpha, beta, ALL, DECISION)
         maximize = A[TO_MOVE] == me  # whether the outcomes' decision nodes maximise
@@ -938,7 +978,7 @@ def star_node(W, d, plies, probing, me, alpha, beta, limit, kind):
     value = -np.inf if maximize else np.inf
     for k in range(min(n, limit)):
         A = after[d]
-        copy(A, S)
+        copy_used(A, S)
         play(A, acts[d, order[d, k]])
         if d + 1 == plies:
             v = evaluation(A, me, W)
@@ -963,7 +1003,9 @@ def star25(S, plies, probing, act):
          np.empty((plies, MAX_CANDIDATES, ACTION_SIZE), np.int64), np.empty((plies, MAX_CANDIDATES), np.int64),
          np.empty((plies, N_TYPES), np.int64), np.empty((plies, N_TYPES)), np.zeros(N_NODES + 1, np.int64),
          np.empty(2, np.int64), np.zeros(plies, np.int64))
-    copy(W[0][0], S)
+    for d in range(plies):  # every work state a state, as copy_used needs
+        copy(W[0][d], S)
+        copy(W[1][d], S)
     value = star_node(W, np.int64(0), np.int64(plies), np.int64(probing), S[TO_MOVE], LOWEST, HIGHEST, ALL, DECISION)
     chosen = W[3][0, W[8][0]]
     for j in range(ACTION_SIZE):

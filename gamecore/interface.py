@@ -29,7 +29,10 @@ the game's flat ``int64`` state, which the search and the harness
   ``canonicalize(S, act)`` (one action per set of equivalent ones),
   ``reduced_out(S, act, row)`` (the game's search options, read from the
   agent row's game columns), ``workspace()`` and ``sample_candidate(S, rs,
-  act, ws, scratch, err)``.
+  act, ws, scratch, err)``;
+- optionally ``margin(S, player)``: a finished game's score difference for
+  ``player``, which a search with ``reward = "margin"`` backs up instead of
+  ``reward``.
 """
 
 from __future__ import annotations

@@ -415,8 +415,8 @@ def test_the_game_ends_when_no_remaining_tile_fits():
 def test_the_registry_and_the_agents_play_it():
     game = gamecore.load("carcassonne")
     assert game.by_seat and game.policies == ("random", "star25") and game.roles == ("first", "second")
-    mcts = evaluate_setup(Setup.parse("mcts-random", "carcassonne").with_params({"first.budget": 50}), games=20,
-                          seed=0)
+    mcts = evaluate_setup(Setup.parse("mcts-random", "carcassonne").with_params({"first.budget": 50, "first.ppn": 5}),
+                          games=20, seed=0)
     assert mcts.wins > 25 and mcts.games == 40
     assert {"score_first", "mpg_first", "twm_second"} <= set(mcts.metrics)
     flat = evaluate_setup(Setup.parse("flat-mc-random", "carcassonne").with_params({"first.budget": 50}), games=20,
@@ -512,6 +512,37 @@ def test_star25_move_order_is_city_monastery_road_none_field():
     assert sorted(order[:n]) == list(range(n)) and ordered == sorted(ordered) and len(set(ordered)) >= 3
 
 
+def test_copy_used_makes_any_state_a_copy_that_plays_on_as_the_original():
+    """Star2.5's sparse copy into a state of another game: the same board, every used part equal, and the same
+    game from there on (scores, virtual scores, legal actions) as a full copy."""
+    marks, points = np.zeros(K.N_NODES + 1, np.int64), np.zeros((2, 2), np.int64)
+    sources = [state.core_state().copy() for n, state in enumerate(random_play(CarcassonneState, 2, seed=4))
+               if n % 11 == 3]
+    dst = list(random_play(CarcassonneState, 1, seed=9))[-1].core_state().copy()  # a finished board: most cells used
+    rng = np.random.default_rng(0)
+    for src in sources:
+        dst[K.STAMP:] = src[K.STAMP_COUNT] + 1  # stale marks: the next stamp a scoring of src's line will use
+        K.copy_used(dst, src)
+        used = [slice(0, K.TILE_TYPE), slice(K.GRID, K.PARENT)]
+        used += [slice(at, at + int(src[K.PLACED])) for at in (K.TILE_TYPE, K.TILE_ROT, K.TILE_X, K.TILE_Y)]
+        used += [slice(at, at + int(src[K.N_FRONT])) for at in (K.FRONT_CELL, K.FRONT_X, K.FRONT_Y)]
+        used += [slice(at, at + MAX_SEGMENTS * int(src[K.PLACED])) for at in range(K.PARENT, K.STAMP, K.N_NODES)]
+        used += [slice(K.STAMP, K.STATE_SIZE)]
+        assert all(np.array_equal(dst[part], src[part]) for part in used)
+        full = src.copy()
+        acts = np.empty((K.MAX_CANDIDATES, K.ACTION_SIZE), np.int64)
+        while not K.is_over(full):
+            n = K.options(full, acts)
+            assert K.options(dst, np.empty_like(acts)) == n
+            act = acts[rng.integers(n)].copy()
+            for S in (full, dst):
+                assert K.apply(S, act, np.zeros(4, np.int64)) == K.OK
+            for k, S in enumerate((full, dst)):
+                K.virtual_scores(S, marks, points[k])
+            assert np.array_equal(points[0], points[1])
+            assert np.array_equal(full[: K.TILE_TYPE], dst[: K.TILE_TYPE])
+
+
 def virtual(state: CarcassonneState) -> list[int]:
     points = np.zeros(2, np.int64)
     K.virtual_scores(state.core_state(), np.zeros(K.N_NODES + 1, np.int64), points)
@@ -553,3 +584,54 @@ def test_star25_closes_a_city_for_its_points():
     assert (play.x, play.y, play.rotation) == (-1, 1, 1)  # closes it: 3 tiles and a pennant
     state.apply(play)
     assert state.scores()[0] >= 8
+
+
+def test_the_margin_reward_backs_up_eq4_and_the_outcome_otherwise():
+    from agents.search import compiled
+
+    search = compiled(K)
+    for state in list(random_play(CarcassonneState, 3, seed=6))[-1:]:
+        S = state.core_state()
+        a, b = state.scores()
+        assert search.payoff(S, 0, True) == a - b and search.payoff(S, 1, True) == b - a
+        assert search.payoff(S, 0, False) == K.reward(S, 0)
+
+
+def test_the_papers_agents_are_presets_of_the_generic_search():
+    from agents.specs import agent_kinds
+
+    kinds = agent_kinds("carcassonne")
+    mcts, rave = (kinds[name].params for name in ("mcts", "mcts-rave"))
+    defaults = {p.name: p.default for p in mcts}
+    assert defaults["c"] == 3.0 and defaults["ppn"] == 100 and defaults["reward"] == "margin"
+    assert defaults["final"] == "visits" and not defaults["rave"]
+    assert {p.name: p.default for p in rave}["rave"] and kinds["mcts-rave"].code == kinds["mcts"].code
+    loveletter = {p.name: p for p in agent_kinds("loveletter")["mcts"].params}
+    assert loveletter["reward"].choices == ("outcome",)  # no scores in Love Letter: no margin
+    with pytest.raises(gamecore.params.SpecError, match="reward"):
+        AgentSpec.make("mcts", game="loveletter", reward="margin")
+
+
+def test_each_seat_keeps_its_own_measures_and_the_agent_its_margin():
+    result = evaluate_setup(Setup.parse("random-random", "carcassonne"), games=6, seed=5, seats="both")
+    first, second = (result.seats[seat]["metrics"] for seat in ("first", "second"))
+    records = np.split(result.records, 2)
+    assert first["score_first"] == records[0][:, K.REC_SCORE].mean()
+    assert second["score_second"] == records[1][:, K.REC_SCORE + 1].mean()  # the agent's, when it moved second
+    margins = np.concatenate([records[0][:, K.REC_SCORE] - records[0][:, K.REC_SCORE + 1],
+                              records[1][:, K.REC_SCORE + 1] - records[1][:, K.REC_SCORE]])
+    assert result.agent_measure("margin") == pytest.approx(margins.mean())
+
+
+def test_the_papers_tables_are_transcribed_consistently():
+    from carcassonne_sim.published import MATCHES, PUBLISHED, TABLE3, TABLE3_MINUTES, TABLE5
+
+    assert sum(minutes for _, _, minutes in TABLE3.values()) == TABLE3_MINUTES
+    assert sum(games for games, _, _ in TABLE3.values()) == 1780
+    for agent, (margin, score, _, _) in TABLE5.items():
+        assert 0 < margin < score
+    for (first, other), (_, games, seats) in MATCHES.items():
+        for seat, (win, other_win, mine, theirs) in seats.items():
+            assert win + other_win <= 100.0 + 1e-9
+            assert mine[0] == pytest.approx(mine[1] - theirs[0], abs=0.02)  # Eq. 4: the scores' difference
+    assert {p.label for p in PUBLISHED} >= {"mcts-star25", "mcts-rave-star25", "mcts-rave-mcts", "star25-random"}

@@ -30,7 +30,7 @@ from tuning.study_file import SpecError, load_study
 def test_the_monte_carlo_player_is_flat_mc_with_the_budget_for_each_option():
     assert "mc" in agent_names("loveletter") and "mc" not in agent_names("lotr")
     spec = AgentSpec.make("mc", game="loveletter")
-    assert spec.as_dict() == {"budget": 1000, "playout": "random", "budget_per": "action"}
+    assert spec.as_dict() == {"budget": 1000, "playout": "random", "budget_per": "action", "reward": "outcome"}
     row = spec.row()
     assert row[BUDGET] == 1000 and row[BUDGET_PER] == BUDGET_PER_ACTION
     assert AgentSpec.make("flat-mc", game="loveletter")["budget_per"] == "decision"  # flat-mc keeps its default

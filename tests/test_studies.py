@@ -1,6 +1,7 @@
 """The thesis's experiments as study files: grids over setups and difficulties, and the results report."""
 
 import os
+import re
 import textwrap
 from pathlib import Path
 
@@ -15,6 +16,7 @@ from gamecore.published import Published
 from lotr_sim.published import PUBLISHED
 from tuning.orchestrator import run_study
 from tuning.report import Measured, StudyRun, read_study, sections, verdict
+from tuning.storage import storage_for, storage_object
 from tuning.study_file import load_study, parse_study
 
 STUDIES = sorted((Path(__file__).parent.parent / "studies").glob("*.toml"))
@@ -116,12 +118,92 @@ def test_a_grid_over_setups_and_difficulties_runs_every_combination_once_and_res
                     "c": {"float": [0.5, 1.0]}}}, "space.c is invalid for search.sampler = 'grid'"),
         ({"search.n_trials": 5}, "search.n_trials = 5 is invalid; the grid has 4 combinations"),
         ({"validation.top_k": -1}, "validation.top_k = -1 is invalid"),
+        ({"search.executor": "slurm"}, "search.executor = 'slurm' is invalid; expected one of local, ray"),
+        ({"objective.metrics": ["margin"]}, "lotr has no score margin"),
     ],
 )
 def test_bad_grid_studies_are_one_line_errors(changes, message):
     with pytest.raises(SpecError, match=message.replace("(", r"\(").replace(".", r"\.")) as error:
         parse_study(grid_table(**changes), "grid.toml")
     assert "\n" not in str(error.value)
+
+
+CARCASSONNE_STUDY = """
+name = "margin"
+game = "carcassonne"
+setup = "mcts-random"
+[fixed]
+budget = 20
+ppn = 2
+[space]
+c = { float = [0.5, 5.0] }
+[objective]
+metrics = ["margin"]
+games = 2
+[validation]
+top_k = 0
+[search]
+sampler = "random"
+pruner = "none"
+n_trials = 2
+"""
+
+
+@pytest.mark.parametrize("old, new, message", [
+    ("top_k = 0", "top_k = 2", "needs validation.top_k = 0 and search.pruner = 'none'"),
+    ('metrics = ["margin"]', 'metrics = ["margin", "win_rate"]', "margin is a study's only objective"),
+])
+def test_a_margin_objective_is_checked(old, new, message):
+    import tomllib
+
+    with pytest.raises(SpecError, match=re.escape(message)):
+        parse_study(tomllib.loads(CARCASSONNE_STUDY.replace(old, new)), "margin.toml")
+
+
+def test_a_margin_study_maximises_the_agents_score_margin(in_tmp):
+    import tomllib
+
+    spec = parse_study(tomllib.loads(CARCASSONNE_STUDY), "margin.toml")
+    result = run_study(spec)
+    study = optuna.load_study(study_name="margin", storage=storage_object(storage_for("margin", None, 1)))
+    for trial in study.trials:
+        seats = trial.user_attrs["seats"]
+        margins = [seats[seat]["metrics"][f"margin_{seat}"] for seat in ("first", "second")]
+        assert trial.values[0] == pytest.approx(sum(margins) / 2) and trial.values[0] > 1  # far above random play
+    assert result.complete == 2
+
+
+def test_a_two_player_section_compares_each_seat_and_the_papers_measures(in_tmp, capsys):
+    shipped = (Path(__file__).parent.parent / "studies" / "carcassonne-random.toml").read_text()
+    study = in_tmp / "carcassonne-random.toml"
+    study.write_text(textwrap.dedent("""
+        name = "carcassonne-random"
+        game = "carcassonne"
+        [fixed]
+        budget = 20
+        ppn = 2
+        [space]
+        setup = { choice = ["mcts-random"] }
+        [objective]
+        games = 3
+        seed = 3000017
+        [validation]
+        top_k = 0
+        [search]
+        sampler = "grid"
+        pruner = "none"
+    """) + shipped[shipped.index("[report]"):])
+    run_study(load_study(study))
+    code, _, err = run_cli(capsys, "report", str(study), "--out", "docs/results.md")
+    assert code == 0, err
+    text = (in_tmp / "docs" / "results.md").read_text()
+    section = text[text.index("## Carcassonne: each agent"):]
+    rows = [line for line in section.splitlines() if line.startswith("| mcts-random |")]
+    assert [row.split(" | ")[1] for row in rows] == ["first", "second"]
+    assert "no published value" in rows[0]  # Table V gives the agents' second seat only
+    assert "100.00 (Table V)" in rows[1] and "93.45, 107.44, 14.98, 0.57" in rows[1] and "(3)" in rows[1]
+    assert "*differs* (margin, score" in rows[1]  # 20 rollouts a move score far below the paper's agent
+    assert "Published, not run here: mcts-rave-random (Table V), star25-random (Table V)." in section
 
 
 def test_verdict_compares_the_intervals():

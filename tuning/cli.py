@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
 import sys
@@ -129,6 +130,9 @@ def build_parser(game_name: str | None = None) -> argparse.ArgumentParser:
     run.add_argument("--workers", type=_positive, help="local worker processes, overriding the file's")
     run.add_argument("--storage", help="Optuna storage URL, e.g. postgresql://user@host/db")
     run.add_argument("--out", help="where to export the best configuration (default <name>-best.toml)")
+    run.add_argument("--executor", choices=EXECUTORS,
+                     help="where the trials' games run, overriding the file's search.executor (ray: a Ray cluster)")
+    run.add_argument("--ray-address", help="--executor ray: the cluster (ray.init address), overriding the file's")
     run.add_argument("--dry-run", action="store_true", help="validate the file and print the resolved study only")
     run.set_defaults(handler=_tune_run, command_parser=run)
     worker = tune_commands.add_parser("worker", help="join a running study (any machine) until its budget is met")
@@ -252,6 +256,9 @@ def _tune_run(parser, args) -> int:
 
     try:
         spec = load_study(args.study)
+        if args.executor or args.ray_address:
+            spec = dataclasses.replace(spec, executor=args.executor or spec.executor,
+                                       ray_address=args.ray_address or spec.ray_address)
         if args.dry_run:
             storage = check_storage(storage_for(spec.name, args.storage or spec.storage, args.workers or spec.workers))
             print(spec.resolved(storage, check_tracking_store(spec.tracking_uri)))

@@ -54,7 +54,7 @@ def run_trial(trial: optuna.Trial, spec: StudySpec, folder: Path) -> tuple[Setup
 
     def report(game_ids: np.ndarray, rewards: np.ndarray) -> None:
         played.append(rewards == 1.0)
-        if len(spec.metrics) > 1:
+        if spec.metrics != ("win_rate",):
             return
         wins = np.concatenate(played)
         with deferred():
@@ -64,11 +64,13 @@ def run_trial(trial: optuna.Trial, spec: StudySpec, folder: Path) -> tuple[Setup
             raise optuna.TrialPruned()
 
     evaluation = evaluate_setup(setup, games=spec.games, seed=spec.seed, options=spec.trial_options(params),
-                                on_chunk=report, max_chunk=max(1, spec.games // REPORTS), seats=spec.seat)
+                                on_chunk=report, max_chunk=max(1, spec.games // REPORTS), seats=spec.seat,
+                                executor_kind=spec.executor, address=spec.ray_address)
     return setup, evaluation, training
 
 
 def objective_values(spec: StudySpec, evaluation: Evaluation) -> float | tuple[float, ...]:
     """The value(s) Optuna optimises, in ``spec.metrics`` order."""
-    values = tuple(evaluation.win_rate if m == "win_rate" else evaluation.mean_seconds_per_game for m in spec.metrics)
+    values = tuple({"win_rate": evaluation.win_rate, "seconds_per_game": evaluation.mean_seconds_per_game}.get(m)
+                   if m != "margin" else evaluation.agent_measure("margin") for m in spec.metrics)
     return values[0] if len(values) == 1 else values

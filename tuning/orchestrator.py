@@ -275,8 +275,11 @@ def progress_line(study: optuna.Study, context: TrialContext, number: int) -> st
     complete = [t for t in trials if t.state == TrialState.COMPLETE]
     if complete:
         best = max(complete, key=lambda t: t.values[0])
-        low, high = best.user_attrs.get("wilson_95", (0.0, 0.0))
-        line += f" | best {100 * best.values[0]:.1f}% [{100 * low:.1f}, {100 * high:.1f}] (trial {best.number})"
+        if context.spec.metrics[0] == "margin":
+            line += f" | best margin {best.values[0]:+.2f} points (trial {best.number})"
+        else:
+            low, high = best.user_attrs.get("wilson_95", (0.0, 0.0))
+            line += f" | best {100 * best.values[0]:.1f}% [{100 * low:.1f}, {100 * high:.1f}] (trial {best.number})"
     new = done - context.done_before
     if new > 0 and done < context.n_trials:
         line += f" | ETA {(time.time() - context.started) / new * (context.n_trials - done):.0f} s"
@@ -333,7 +336,8 @@ def _run_one(study: optuna.Study, trial: optuna.Trial, context: TrialContext, tr
         attrs = {"config": setup.to_mapping(), "wilson_95": list(evaluation.wilson_95),
                  "seconds_per_game": evaluation.mean_seconds_per_game, "folder": str(folder.resolve()),
                  "difficulty": spec.trial_difficulty(trial.params), "options": spec.trial_options(trial.params),
-                 "games": evaluation.games, "seats": evaluation.seats, **training}
+                 "games": evaluation.games, "seats": evaluation.seats, "executor": spec.executor,
+                 "evaluation_workers": evaluation.workers, **training}
         if _tell(study, trial, TrialState.COMPLETE, objective_values(spec, evaluation), **attrs):
             _log_trial(tracker, run, trial, study, evaluation, training, "complete", folder)
         else:
@@ -373,12 +377,17 @@ def _discarded(tracker: Tracker, run: str | None, trial: optuna.Trial) -> None:
 
 
 def game_metrics(evaluation) -> dict[str, float]:
-    """The metrics the evaluation's game names (LOTR's loss causes), its draws and each seat's win rate."""
+    """The metrics the evaluation's game names (LOTR's loss causes), its draws and each seat's win rate and game
+    metrics (``score_first.second``: the first player's score in the games the agent played second)."""
     named = gamecore.load(evaluation.game).metric_names
     metrics = {name: float(evaluation.metrics[name]) for name in named}
     if evaluation.seats:
         metrics["draws"] = float(evaluation.draws)
-        metrics.update({f"win_rate.{seat}": c["wins"] / max(1, c["games"]) for seat, c in evaluation.seats.items()})
+        for seat, counts in evaluation.seats.items():
+            metrics[f"win_rate.{seat}"] = counts["wins"] / max(1, counts["games"])
+            metrics.update({f"{name}.{seat}": float(counts["metrics"][name]) for name in named})
+        if "margin_first" in named:  # the evaluated agent's score margin over its seats (Carcassonne's Eq. 4)
+            metrics["margin"] = evaluation.agent_measure("margin")
     return metrics
 
 

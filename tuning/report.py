@@ -291,6 +291,8 @@ def section_markdown(section: Section, runs: dict[str, StudyRun]) -> list[str]:
     )
     lines += [f"Studies: {scale or 'none'}.", ""]
     published = section.published_rows()
+    if any("seats" in p.params for p in published):
+        return lines + seats_markdown(section, trials) + ["", f"Where a row differs: {section.reason}.", ""]
     by_key = {section.theirs(p): p for p in published}
     rows = []
     for m in section.pick(trials):
@@ -325,6 +327,65 @@ def section_markdown(section: Section, runs: dict[str, StudyRun]) -> list[str]:
     return lines + [""]
 
 
+SEAT_MEASURES = ("margin", "score", "mpg", "twm")  # a two-player game's per-seat measures (Carcassonne's paper)
+
+
+def _measures(values: dict, keys) -> str:
+    return ", ".join("-" if values.get(k) is None or math.isnan(values[k]) else f"{values[k]:.2f}" for k in keys)
+
+
+def measures_verdict(metrics: dict, seat: str, games: int, theirs: dict, their_games: int | None) -> str:
+    """*agrees* when every published measure of the seat's agent lies within the 95% interval of the difference
+    of two means (our standard deviation for both samples, ``their_games`` or ours when the source gives none);
+    else *differs* naming them."""
+    far = []
+    for measure in SEAT_MEASURES:
+        value, sd = theirs.get(measure), metrics.get(f"{measure}_sd_{seat}")
+        if value is None or math.isnan(value) or sd is None or games < 2:
+            continue
+        half = 1.96 * sd * math.sqrt(1 / games + 1 / (their_games or games))
+        if abs(metrics[f"{measure}_{seat}"] - value) > half:
+            far.append(measure)
+    return "*agrees*" if not far else f"*differs* ({', '.join(far)})"
+
+
+def seats_markdown(section: Section, trials: list[Measured]) -> list[str]:
+    """A two-player section whose published rows give each seat's win rate and measures: one row per setup and
+    seat of its first agent, ours beside theirs (the agent's reward, score, mpg, twm; its opponent's after /)."""
+    by_label = {p.label: p for p in section.published_rows()}
+    header = ["setup", "seat", "ours: win % [95% CI] (games)", "published win %", "verdict",
+              "ours: reward, score, mpg, twm / opponent's", "published", "measures", "s/game"]
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    for m in sorted(trials, key=lambda m: m.label):
+        published = by_label.get(m.label)
+        for seat, counts in m.seats.items():
+            theirs = published.params["seats"].get(seat) if published else None
+            other = "second" if seat == "first" else "first"
+            metrics = counts.get("metrics", {})
+            ours_measures = (_measures(metrics, [f"{k}_{seat}" for k in SEAT_MEASURES]) + " / "
+                             + _measures(metrics, [f"{k}_{other}" for k in SEAT_MEASURES]))
+            low, high = counts["wilson_95"]
+            cells = [m.label, seat, f"{100 * counts['win_rate']:.1f} [{100 * low:.1f}, {100 * high:.1f}] "
+                                    f"({counts['games']:,})"]
+            if theirs is None:
+                cells += ["-", "no published value", ours_measures, "-", "-"]
+            else:
+                half = 196 * math.sqrt(theirs["win_rate"] / 100 * (1 - theirs["win_rate"] / 100)
+                                       / theirs["games"]) if theirs["games"] else 0.0
+                agrees = 100 * low <= theirs["win_rate"] + half and theirs["win_rate"] - half <= 100 * high
+                cells += [f"{theirs['win_rate']:.2f}" + (f" ± {half:.2f} ({theirs['games']})" if theirs["games"] else "")
+                          + f" ({published.source})", "*agrees*" if agrees else "*differs*", ours_measures,
+                          _measures(theirs, SEAT_MEASURES) + " / " + _measures(theirs["opponent"], SEAT_MEASURES),
+                          measures_verdict(metrics, seat, counts["games"], theirs, theirs["games"])]
+            cells.append(f"{m.seconds_per_game:.2f}")
+            lines.append("| " + " | ".join(cells) + " |")
+    missing = sorted(set(by_label) - {m.label for m in trials})
+    if missing:
+        lines += ["", "Published, not run here: " + ", ".join(f"{label} ({by_label[label].source})"
+                                                               for label in missing) + "."]
+    return lines
+
+
 def _order(value) -> tuple:
     """Table order: difficulties easy to hard, numbers by size, the rest alphabetically."""
     if value in DIFFICULTIES:
@@ -349,12 +410,15 @@ def best_markdown(section: Section, run: StudyRun) -> list[str]:
     if test.get("seats"):
         deals = games // len(test["seats"])
         command = f"lotr eval --config {section.config} --games {deals} --seed {test['seed']} --seat {run.spec.seat}"
-        second = thesis.params["counts"][1]
-        marks = {"first": thesis.win_rate, "second": None if second is None else 100 * second / thesis.games}
+        if "seats" in thesis.params:  # each seat's published rate
+            marks = {seat: row["win_rate"] for seat, row in thesis.params["seats"].items()}
+        else:  # the first mover's wins and the second's, of the same games
+            second = thesis.params["counts"][1]
+            marks = {"first": thesis.win_rate, "second": None if second is None else 100 * second / thesis.games}
         comparison = "; ".join(
             f"{seat} seat {100 * counts['win_rate']:.2f}% [{100 * counts['wilson_95'][0]:.2f}, "
             f"{100 * counts['wilson_95'][1]:.2f}] on {counts['games']:,}: "
-            + (f"no published rate of {thesis.label}'s {seat} seat" if marks[seat] is None else
+            + (f"no published rate of {thesis.label}'s {seat} seat" if marks.get(seat) is None else
                f"{'above' if 100 * counts['wilson_95'][0] > marks[seat] else 'not above'} {thesis.label}'s "
                f"{marks[seat]:.2f} ({thesis.source})")
             for seat, counts in test["seats"].items())

@@ -46,6 +46,8 @@
     storage = "sqlite:///mcts-hpo.db"  # default: sqlite:///<name>.db; a journal file for workers > 1
     heartbeat_interval = 10            # seconds between a running trial's heartbeats (database storages)
     grace_period = 30                  # seconds without one before the trial's worker counts as dead
+    executor = "local"                 # where a trial's games run: local (the worker itself) | ray (a Ray cluster)
+    ray_address = "auto"               # executor = "ray": ray.init's address (omitted: a new local Ray instance)
 
     [mlflow]
     tracking_uri = "sqlite:///mlflow.db"   # default: MLflow's own default
@@ -101,6 +103,7 @@ from typing import Any
 
 import gamecore
 from agents.evaluation import SEATS
+from agents.executors import EXECUTORS
 from agents.setup import Setup
 from agents.specs import SpecError
 from tuning.space import Domain
@@ -108,7 +111,8 @@ from tuning.storage import Liveness
 
 SAMPLERS = ("tpe", "hyperopt", "random", "grid")
 PRUNERS = ("wilcoxon", "median", "halving", "none")
-METRICS = {"win_rate": "maximize", "seconds_per_game": "minimize"}
+METRICS = {"win_rate": "maximize", "seconds_per_game": "minimize", "margin": "maximize"}  # margin: two-player games
+# whose per-seat metrics give it (Carcassonne's Eq. 4), the evaluated agent's mean score minus the opponent's
 SECTIONS = {
     "objective": {"metrics": ["win_rate"], "games": 200, "seed": 0, "seat": "both"},
     "validation": {"top_k": 3, "games": 2000, "seed": 1_000_003},
@@ -124,6 +128,8 @@ SECTIONS = {
         "storage": None,
         "heartbeat_interval": 10,
         "grace_period": 30,
+        "executor": "local",
+        "ray_address": None,
     },
     "mlflow": {"tracking_uri": None, "experiment": None},
 }
@@ -171,6 +177,8 @@ class StudySpec:
     report: dict = field(default_factory=dict, compare=False)  # its [report] table
     seat: str = "both"  # a two-player game: the seat(s) of the evaluated agent (first, second, both)
     searched_options: tuple[str, ...] = ()  # game options in [space] (the difficulty apart), e.g. Love Letter's opening
+    executor: str = "local"  # where a trial's, the validation's and the test's games run: local | ray
+    ray_address: str | None = None  # executor ray: the cluster (None: a local Ray instance)
 
     @functools.cached_property
     def setups(self) -> tuple[Setup, ...]:
@@ -234,7 +242,9 @@ class StudySpec:
             if self.validation_top_k else "validation: none (validation.top_k = 0): no validation, test or export",
             f"search: {self.sampler} sampler (seed {self.sampler_seed}), {self.pruner} pruner, {self.n_trials} trials"
             + (f", timeout {self.timeout:g} s" if self.timeout else "")
-            + f", {self.workers} worker{'s' if self.workers > 1 else ''}",
+            + f", {self.workers} worker{'s' if self.workers > 1 else ''}"
+            + (f", each trial's games on the Ray cluster {self.ray_address or '(a local instance)'}"
+               if self.executor == "ray" else ""),
             f"storage: {storage} (heartbeat every {self.liveness.heartbeat_interval} s, a worker silent for "
             f"{self.liveness.grace_period} s counts as dead)",
             f"MLflow: {tracking_uri}, experiment {self.experiment}",
@@ -277,7 +287,10 @@ def _section(data: dict, key: str, source: str) -> dict:
             raise SpecError(f"{where}; expected an integer in [0, 2**63)")
         if name == "timeout" and given is not None and (not isinstance(given, (int, float)) or given <= 0):
             raise SpecError(f"{where}; expected a positive number of seconds")
-        if name in ("storage", "tracking_uri", "experiment") and given is not None and not isinstance(given, str):
+        if name == "executor" and given not in EXECUTORS:
+            raise SpecError(f"{where}; expected one of {', '.join(EXECUTORS)}")
+        if name in ("storage", "tracking_uri", "experiment", "ray_address") and given is not None and not isinstance(
+                given, str):
             raise SpecError(f"{where}; expected a string")
     return merged
 
@@ -368,6 +381,11 @@ def parse_study(data: dict, source: str = "study") -> StudySpec:
     metrics = objective["metrics"]
     if not isinstance(metrics, list) or not metrics or any(m not in METRICS for m in metrics) or len(set(metrics)) != len(metrics):
         raise SpecError(f"{source}: objective.metrics = {metrics!r} is invalid; expected a list of {', '.join(METRICS)}")
+    if "margin" in metrics and "margin_first" not in game.metric_names:
+        raise SpecError(f"{source}: objective.metrics = {metrics!r} is invalid: {game.name} has no score margin; "
+                        f"expected a list of win_rate, seconds_per_game")
+    if "margin" in metrics and metrics != ["margin"]:
+        raise SpecError(f"{source}: objective.metrics = {metrics!r} is invalid: margin is a study's only objective")
     if objective["seat"] not in SEATS or ("seat" in data.get("objective", {}) and not game.by_seat):
         expected = f"one of {', '.join(SEATS)}" if game.by_seat else f"no seat: {game.name} is not a two-player game"
         raise SpecError(f"{source}: objective.seat = {objective['seat']!r} is invalid; expected {expected}")
@@ -382,6 +400,9 @@ def parse_study(data: dict, source: str = "study") -> StudySpec:
         raise SpecError(f"{source}: search.sampler = {search['sampler']!r} is invalid; expected one of {', '.join(SAMPLERS)}")
     if search["pruner"] not in PRUNERS:
         raise SpecError(f"{source}: search.pruner = {search['pruner']!r} is invalid; expected one of {', '.join(PRUNERS)}")
+    if "margin" in metrics and (validation["top_k"] or search["pruner"] != "none"):
+        raise SpecError(f"{source}: objective.metrics = ['margin'] needs validation.top_k = 0 and search.pruner = "
+                        "'none' (validation and the pruners compare win rates)")
     if len(metrics) > 1 and search["sampler"] == "hyperopt":
         raise SpecError(f"{source}: search.sampler = 'hyperopt' takes one objective; use tpe for {metrics}")
     n_trials = search["n_trials"]
@@ -434,6 +455,8 @@ def parse_study(data: dict, source: str = "study") -> StudySpec:
         report=report,
         seat=objective["seat"],
         searched_options=searched_options,
+        executor=search["executor"],
+        ray_address=search["ray_address"],
     )
 
 
