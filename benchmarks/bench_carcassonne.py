@@ -19,7 +19,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=200_000, help="games of the measurement")
     parser.add_argument("--star25-games", type=int, default=1,
-                        help="deals of Star2.5 against random, each in both seats (about 4 minutes a game)")
+                        help="deals of Star2.5 against random, each in both seats (about 5 minutes a game)")
     args = parser.parse_args()
     setup = Setup.parse("random-random", "carcassonne")
     evaluate_setup(setup, games=2000, seed=1, seats="first")  # compile or load the cache, warm up

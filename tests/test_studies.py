@@ -160,17 +160,22 @@ def test_a_margin_objective_is_checked(old, new, message):
         parse_study(tomllib.loads(CARCASSONNE_STUDY.replace(old, new)), "margin.toml")
 
 
-def test_a_margin_study_maximises_the_agents_score_margin(in_tmp):
-    import tomllib
-
-    spec = parse_study(tomllib.loads(CARCASSONNE_STUDY), "margin.toml")
-    result = run_study(spec)
+def test_a_margin_study_maximises_the_agents_score_margin(in_tmp, capsys):
+    path = in_tmp / "margin.toml"
+    path.write_text(CARCASSONNE_STUDY + '[report]\nsection = "margin"\ntitle = "Tuning by margin"\n')
+    result = run_study(load_study(path))
     study = optuna.load_study(study_name="margin", storage=storage_object(storage_for("margin", None, 1)))
     for trial in study.trials:
         seats = trial.user_attrs["seats"]
         margins = [seats[seat]["metrics"][f"margin_{seat}"] for seat in ("first", "second")]
         assert trial.values[0] == pytest.approx(sum(margins) / 2) and trial.values[0] > 1  # far above random play
     assert result.complete == 2
+    code, _, err = run_cli(capsys, "report", str(path), "--out", "results.md")
+    assert code == 0, err
+    table = (in_tmp / "results.md").read_text().split("## Tuning by margin")[1].split("\n\n")[2].splitlines()
+    assert table[0] == "| trial | c | margin, points (± 95%) | win % [95% CI] (games) | s/game |"
+    best = max(study.trials, key=lambda t: t.values[0])
+    assert table[2].startswith(f"| {best.number} | ") and f"+{best.values[0]:.2f} ± " in table[2] and len(table) == 4
 
 
 def test_a_two_player_section_compares_each_seat_and_the_papers_measures(in_tmp, capsys):

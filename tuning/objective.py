@@ -71,6 +71,7 @@ def run_trial(trial: optuna.Trial, spec: StudySpec, folder: Path) -> tuple[Setup
 
 def objective_values(spec: StudySpec, evaluation: Evaluation) -> float | tuple[float, ...]:
     """The value(s) Optuna optimises, in ``spec.metrics`` order."""
-    values = tuple({"win_rate": evaluation.win_rate, "seconds_per_game": evaluation.mean_seconds_per_game}.get(m)
-                   if m != "margin" else evaluation.agent_measure("margin") for m in spec.metrics)
+    measured = {"win_rate": lambda: evaluation.win_rate, "seconds_per_game": lambda: evaluation.mean_seconds_per_game,
+                "margin": lambda: evaluation.agent_measure("margin")}
+    values = tuple(measured[m]() for m in spec.metrics)
     return values[0] if len(values) == 1 else values

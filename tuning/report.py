@@ -56,6 +56,7 @@ class Measured:
     folder: Path | None = None
     chosen: dict | None = None  # the study's selection record (validation and test figures), on its chosen trial
     seats: dict = field(default_factory=dict)  # a two-player game: per seat of the evaluated agent, its counts
+    objective: float = math.nan  # the study's (first) objective value, when it is not the win rate (a margin)
 
     def value(self, key: str):
         """A searched value, else the trial's setup's value of ``key`` (``questing.encoding`` or ``budget``)."""
@@ -107,13 +108,17 @@ def _measured(spec: StudySpec, trial, chosen: dict) -> Measured:
     config = Setup.from_mapping(trial.user_attrs["config"], source=f"{spec.name} trial {trial.number}")
     low, high = trial.user_attrs["wilson_95"]
     folder = trial.user_attrs.get("folder")
+    seats = trial.user_attrs.get("seats", {})
+    win_rate = trial.values[0]
+    if spec.metrics[0] != "win_rate":  # the win rate of the games the trial played
+        win_rate = sum(c["wins"] for c in seats.values()) / max(1, sum(c["games"] for c in seats.values()))
     return Measured(
         study=spec.name, number=trial.number, label=config.short_name.replace("oracle-mcts", "mcts"),
         oracle=config.is_oracle, difficulty=spec.trial_difficulty(trial.params), params=dict(trial.params),
-        config=config, win_rate=trial.values[0], low=low, high=high,
+        config=config, win_rate=win_rate, low=low, high=high, objective=trial.values[0],
         games=trial.user_attrs.get("games", spec.games), seconds_per_game=trial.user_attrs["seconds_per_game"],
         training_seconds=trial.user_attrs.get("training_seconds"), folder=Path(folder) if folder else None,
-        chosen=chosen if chosen.get("trial") == trial.number else None, seats=trial.user_attrs.get("seats", {}),
+        chosen=chosen if chosen.get("trial") == trial.number else None, seats=seats,
     )
 
 
@@ -280,6 +285,22 @@ def _cell(value) -> str:
     return str(value)
 
 
+def margin_markdown(run: StudyRun) -> list[str]:
+    """A study whose objective is the score margin: its trials, best first, with their parameters (the margin's
+    95% half-width from each seat's standard deviation)."""
+    header = ["trial", *(d.name for d in run.spec.space), "margin, points (± 95%)", "win % [95% CI] (games)", "s/game"]
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    for m in sorted(run.trials or [], key=lambda m: (-m.objective, m.number)):
+        values = [f"{m.params[d.name]:.3g}" if isinstance(m.params[d.name], float) else _cell(m.params[d.name])
+                  for d in run.spec.space]
+        win = f"{100 * m.win_rate:.1f} [{100 * m.low:.1f}, {100 * m.high:.1f}] ({m.games:,})"
+        spread = sum(c["games"] * c["metrics"][f"margin_sd_{seat}"] ** 2 for seat, c in m.seats.items())
+        margin = f"{m.objective:+.2f} ± {1.96 * math.sqrt(spread) / max(1, m.games):.2f}"
+        lines.append("| " + " | ".join([str(m.number), *values, margin, win,
+                                         f"{m.seconds_per_game:.2f}"]) + " |")
+    return lines
+
+
 def section_markdown(section: Section, runs: dict[str, StudyRun]) -> list[str]:
     """The table of one experiment."""
     lines = [f"## {section.title}", ""]
@@ -290,6 +311,8 @@ def section_markdown(section: Section, runs: dict[str, StudyRun]) -> list[str]:
         for run in studies
     )
     lines += [f"Studies: {scale or 'none'}.", ""]
+    if studies and all(run.spec.metrics == ("margin",) for run in studies):
+        return lines + [line for run in studies if run.trials for line in margin_markdown(run)] + [""]
     published = section.published_rows()
     if any("seats" in p.params for p in published):
         return lines + seats_markdown(section, trials) + ["", f"Where a row differs: {section.reason}.", ""]
