@@ -44,15 +44,15 @@ TABLE5_GAMES = {"star25": 100}  # Table III; the MCTS agents' Table V games are 
 # (first-named, other) -> (table, games per seat, {seat of the first-named: (its win %, the other's win %,
 # its (reward, score, mpg, twm), the other's (score, mpg, twm))})
 MATCHES = {
-    ("mcts", "star25"): ("Table V (MCTS vs Star2.5)", 70, {
+    ("mcts", "star25"): ("Table V, MCTS vs Star2.5", 70, {
         "first": (88.57, 2.86, (20.29, 80.54, 13.10, 0.48), (60.26, 11.03, 0.41)),
         "second": (77.14, 22.86, (16.82, 77.11, 12.72, 0.49), (60.29, 11.63, 0.41)),
     }),
-    ("mcts-rave", "star25"): ("Table VI (MCTS-RAVE vs Star2.5)", 70, {
+    ("mcts-rave", "star25"): ("Table VI, MCTS-RAVE vs Star2.5", 70, {
         "first": (84.29, 14.29, (18.30, 80.66, 13.33, 0.50), (62.36, 11.11, 0.40)),
         "second": (78.57, 20.00, (17.54, 80.00, 13.17, 0.52), (62.46, 11.48, 0.41)),
     }),
-    ("mcts-rave", "mcts"): ("Table VII (MCTS-RAVE vs MCTS)", 100, {
+    ("mcts-rave", "mcts"): ("Table VII, MCTS-RAVE vs MCTS", 100, {
         "first": (51.0, 49.0, (0.11, 80.05, 13.49, 0.50), (79.94, 13.32, 0.51)),
         "second": (36.0, 64.0, (-2.67, 78.08, 12.61, 0.48), (80.75, 13.71, 0.51)),
     }),
