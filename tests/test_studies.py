@@ -222,10 +222,12 @@ def test_verdict_compares_the_intervals():
 
 
 def test_published_rows_have_one_row_per_table_cell():
+    tuning_by_margin = {load_study(path).name for path in STUDIES if load_study(path).metrics == ("margin",)}
     for section in all_sections():
         rows = section.published_rows()
         keys = [section.theirs(p) for p in rows]
-        assert rows and len(keys) == len(set(keys)), section.key
+        assert rows or set(section.studies) <= tuning_by_margin, section.key  # the paper's tuning gives no figures
+        assert len(keys) == len(set(keys)), section.key
     assert len([p for p in PUBLISHED if p.source == "Table 6.2"]) == 21
 
 
