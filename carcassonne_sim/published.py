@@ -9,7 +9,8 @@ extraction lost the minus signs of the rewards; they are restored from the score
 agent "playing as second against the random agent", who "was always beaten": a win rate of 100 %.
 
 As report rows (``PUBLISHED``): the first-named agent's win rate as player 1 (percent, with the 95 % normal
-half-width of its games) and, in ``params["seats"]``, per seat of the first-named agent its win rate, games, and
+half-width of its games) and, in ``params["seats"]``, per seat of the first-named agent its win rate, games, that
+half-width and
 the paper's four measures (reward ``margin``, final ``score``, ``mpg``, ``twm``) for it and for its opponent.
 """
 
@@ -69,7 +70,8 @@ def _half_width(percent: float, games: int | None) -> float | None:
 
 def _seat(win: float, other_win: float, games: int | None, mine: tuple, theirs: tuple) -> dict:
     margin, score, mpg, twm = mine
-    return {"win_rate": win, "games": games, "margin": margin, "score": score, "mpg": mpg, "twm": twm,
+    return {"win_rate": win, "games": games, "interval": _half_width(win, games), "margin": margin, "score": score,
+            "mpg": mpg, "twm": twm,
             "opponent": {"win_rate": other_win, "margin": -margin, "score": theirs[0], "mpg": theirs[1],
                          "twm": theirs[2]}}
 

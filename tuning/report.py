@@ -241,10 +241,13 @@ def verdict(m: Measured | None, p: Published | None) -> str:
         return "*not run*"
     if p is None or math.isnan(p.win_rate):
         return "no published value"
-    half = p.interval or 0.0
-    if m.low * 100 <= p.win_rate + half and p.win_rate - half <= m.high * 100:
-        return "*agrees*"
-    return "*differs*"
+    return overlap_verdict(m.low, m.high, p.win_rate, p.interval)
+
+
+def overlap_verdict(low: float, high: float, published: float, half: float | None) -> str:
+    """*agrees* when our interval [low, high] (rates) overlaps the published percentage +- its half-width."""
+    half = half or 0.0
+    return "*agrees*" if low * 100 <= published + half and published - half <= high * 100 else "*differs*"
 
 
 def _ours(m: Measured | None) -> str:
@@ -393,11 +396,9 @@ def seats_markdown(section: Section, trials: list[Measured]) -> list[str]:
             if theirs is None:
                 cells += ["-", "no published value", ours_measures, "-", "-"]
             else:
-                half = 196 * math.sqrt(theirs["win_rate"] / 100 * (1 - theirs["win_rate"] / 100)
-                                       / theirs["games"]) if theirs["games"] else 0.0
-                agrees = 100 * low <= theirs["win_rate"] + half and theirs["win_rate"] - half <= 100 * high
-                cells += [f"{theirs['win_rate']:.2f}" + (f" ± {half:.2f} ({theirs['games']})" if theirs["games"] else "")
-                          + f" ({published.source})", "*agrees*" if agrees else "*differs*", ours_measures,
+                half = theirs["interval"]
+                cells += [f"{theirs['win_rate']:.2f}" + (f" ± {half:.2f} ({theirs['games']})" if half else "")
+                          + f" ({published.source})", overlap_verdict(low, high, theirs["win_rate"], half), ours_measures,
                           _measures(theirs, SEAT_MEASURES) + " / " + _measures(theirs["opponent"], SEAT_MEASURES),
                           measures_verdict(metrics, seat, counts["games"], theirs, theirs["games"])]
             cells.append(f"{m.seconds_per_game:.2f}")
