@@ -121,6 +121,7 @@ def _agent_kinds(game_name: str) -> dict[str, AgentKind]:
                   help="MCTS on the true state, hidden information known: an upper bound, not an honest agent"),
     ]
     kinds += [kind for kind in PYTHON_AGENTS if game_name in kind.games]
+    kinds += _openspiel_kinds(playout)
     kinds += [AgentKind(agent.name, PYTHON, agent.params, help=agent.help, stages=agent.roles, games=(game_name,),
                         factory=agent.factory) for agent in game.python_agents]
     by_name = {kind.name: kind for kind in kinds}
@@ -130,6 +131,28 @@ def _agent_kinds(game_name: str) -> dict[str, AgentKind]:
         params = tuple(dataclasses.replace(p, default=defaults.get(p.name, p.default)) for p in base.params)
         by_name[preset.name] = dataclasses.replace(base, name=preset.name, params=params, help=preset.help)
     return by_name
+
+
+def _openspiel_kinds(playout: Param) -> list[AgentKind]:
+    """OpenSpiel's MCTS bots on the game (``agents.openspiel``; the ``openspiel`` extra)."""
+    from agents.openspiel import FINAL_POLICIES, ROLLOUTS
+
+    params = (
+        Param("uct_c", float, math.sqrt(2) * _C.default, 0.0, 100.0,
+              help="OpenSpiel's UCT constant: mean + uct_c sqrt(ln N / n) (sqrt(2) times our c)"),
+        Param("max_simulations", int, _BUDGET.default, 1, MAX_BUDGET, help="simulations per decision"),
+        dataclasses.replace(playout, help="policy of the compiled playouts (rollouts = compiled)"),
+        Param("rollouts", str, ROLLOUTS[0], choices=ROLLOUTS,
+              help="a leaf's playout: the compiled policy, or OpenSpiel's RandomRolloutEvaluator (slow)"),
+    )
+    final = Param("final_policy", str, FINAL_POLICIES[0], choices=FINAL_POLICIES,
+                  help="ISMCTSBot's final choice: most visits or best mean")
+    return [
+        AgentKind("openspiel-ismcts", PYTHON, (*params, final), factory="agents.openspiel:make_ismcts",
+                  help="OpenSpiel's ISMCTSBot (open-spiel 2.0.2), honest"),
+        AgentKind("openspiel-mcts", PYTHON, params, oracle=True, factory="agents.openspiel:make_mcts",
+                  help="OpenSpiel's MCTSBot on the true state: an upper bound, not an honest agent"),
+    ]
 
 
 AGENT_KINDS = agent_kinds()  # LOTR's

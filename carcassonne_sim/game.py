@@ -242,6 +242,7 @@ GAME = Game(
     option_codes=lambda options: np.zeros(0, np.int64),
     new_game=CarcassonneState,
     state_from_json=CarcassonneState.from_json,
+    state_from_core=CarcassonneState.from_core,
     summarise=summarise,
     describe=describe,
     help="Carcassonne, the base game for two players (72 tiles, meeples on roads, cities, monasteries and "

@@ -5,7 +5,10 @@ A game is a package ``<name>_sim`` with a module ``game`` defining ``GAME``, a
 ``GAME.new_game(seed, **options)`` returns a state with ``to_move`` (the
 player), ``decision_kind``, ``legal_actions()``, ``apply(action)``,
 ``is_over``, ``returns()`` (one value per player), ``observation(player)``,
-``clone()``, ``determinize(player, rng)``, a trace and a JSON form.
+``clone()``, ``determinize(player, rng)``, ``vector(action)`` (the action
+as the kernels' vector), a trace and a JSON form; ``Game.state_from_core``
+makes such a state from a flat state array (OpenSpiel's form,
+``gamecore.openspiel``, needs it).
 
 At the compiled level, ``Game.kernels`` is a module of Numba functions over
 the game's flat ``int64`` state, which the search and the harness
@@ -118,6 +121,8 @@ class Game:
     published: tuple[Published, ...] = ()  # the published results its report sections are compared with
     commands: tuple[Command, ...] = ()  # its own subcommands of the command line (lotr <game> <command>)
     draw: str = ""  # "module:function" drawing a state to a PNG file, (state, path) -> path (lotr play --png)
+    state_from_core: Callable[[np.ndarray], Any] | None = None  # the Python state of a flat state array (a copy)
+    max_legal_actions: int = 0  # a bound on len(legal_actions()) where MAX_CANDIDATES is not one (OpenSpiel's form)
 
     @property
     def by_seat(self) -> bool:

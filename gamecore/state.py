@@ -57,6 +57,13 @@ class FlatState:
         """A copy of the flat state (hidden information included: honest agents determinize it first)."""
         return self._s.copy()
 
+    @classmethod
+    def from_core(cls, array: np.ndarray):
+        """The state of a flat state array (a copy)."""
+        state = cls.__new__(cls)
+        state._s, state._trace = np.array(array, np.int64), None
+        return state
+
     def to_json(self) -> str:
         return json.dumps({"state": self._s.tolist()})
 
@@ -69,6 +76,4 @@ class FlatState:
             raise SpecError(f"not a {cls.__name__}: {error}") from None
         if array.shape != (cls.kernels.STATE_SIZE,):
             raise SpecError(f"not a {cls.__name__}: expected {cls.kernels.STATE_SIZE} integers, got {array.size}")
-        state = cls.__new__(cls)
-        state._s, state._trace = array, None
-        return state
+        return cls.from_core(array)

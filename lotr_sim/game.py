@@ -17,6 +17,7 @@ from lotr_sim.state import GameState
 STAGES = ("planning", "questing", "travel", "defense", "attack")
 SHORT_STAGES = ("planning", "questing", "defense")  # the thesis's three-part short form
 REDUCTION_STAGES = ("planning", "questing", "defense")
+MAX_LEGAL_ACTIONS = 2**16  # above any decision's legal actions seen (1,435 at most in 200 random hard games)
 
 
 def option_codes(options: dict[str, Any]) -> np.ndarray:
@@ -61,6 +62,8 @@ GAME = Game(
     option_codes=option_codes,
     new_game=new_game,
     state_from_json=GameState.from_json,
+    state_from_core=GameState.from_core,
+    max_legal_actions=MAX_LEGAL_ACTIONS,
     summarise=summarise,
     describe=describe,
     search_params=tuple(

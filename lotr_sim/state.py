@@ -108,6 +108,10 @@ class GameState:
         """The action a compiled agent's action vector stands for."""
         return decode(self.stage, act)
 
+    def vector(self, action: Action) -> np.ndarray:
+        """The compiled core's vector of ``action``."""
+        return encode(action)
+
     @property
     def outcome(self) -> Outcome:
         return Outcome(int(self._s[L.OUTCOME]))
@@ -262,6 +266,11 @@ class GameState:
         except ValueError as error:
             raise ValueError(f"state JSON: {error}") from None
         return cls._from_array(array)
+
+    @classmethod
+    def from_core(cls, array: np.ndarray) -> GameState:
+        """The state of a flat state array (``core_state()``; a copy)."""
+        return cls._from_array(np.array(array, np.int64))
 
     @classmethod
     def _from_array(cls, array: np.ndarray) -> GameState:

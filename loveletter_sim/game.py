@@ -108,6 +108,9 @@ class LoveLetterState(FlatState):
     def action_from_vector(self, act: np.ndarray) -> Play:
         return Play(int(act[0]), TARGETS[int(act[1])], int(act[2]))
 
+    def vector(self, action: Play) -> np.ndarray:
+        return action.vector()
+
     def trace_text(self) -> str:
         winner = int(self._s[K.WINNER])
         end = "a draw" if winner == K.DRAW else f"player {winner} wins"
@@ -128,6 +131,7 @@ GAME = Game(
     option_codes=option_codes,
     new_game=LoveLetterState,
     state_from_json=LoveLetterState.from_json,
+    state_from_core=LoveLetterState.from_core,
     summarise=summarise,
     describe=lambda metrics, games: [f"turns per game: mean {metrics['mean_turns']:.2f}"],
     help="Love Letter, classic two-player rules (Huibers 2016; docs/loveletter-rules.md)",
