@@ -128,7 +128,9 @@ REASONS = {  # why a row of ours may differ from the published one (a study's re
     "mcts": "the published search played copies of the real game, deck order included, and kept the outcomes it "
             "liked (RULES.md); ours is honest",
     "rl": "the published game had defects that favour the player (RULES.md) and its RL figures are the best "
-          "training moving averages; ours are evaluations on deals the training never saw",
+          "training moving averages; ours are evaluations on deals the training never saw. Where a published "
+          "figure lies above an ORACLE search deciding the same stages (the section of upper bounds, "
+          "`fidelity-bounds`), no policy can reach it on the game of RULES.md",
     "random": "the published code had defects that favour the player; ours follows RULES.md (its column)",
 }
 
@@ -154,6 +156,7 @@ class Section:
     config: str | None = None  # the exported configuration (the best-agent section)
     note: str = ""  # text under the section
     values: dict = field(default_factory=dict)  # per study, per setup: constant columns
+    bounds: dict = field(default_factory=dict)  # an ORACLE setup's label -> the published setup it bounds
 
     def ours(self, m: Measured) -> tuple:
         return tuple(column_of(m, name, self.values.get(m.study, {})) for name in self.columns)
@@ -230,7 +233,7 @@ def sections(runs: dict[str, StudyRun]) -> list[Section]:
             exclude=table.get("exclude", {}), best_per=tuple(table.get("best_per", ())), detail=table.get("detail"),
             figure=table.get("figure"), curves=any(spec.report.get("curves") for spec in specs),
             rules_random=table.get("rules_random", False), config=table.get("config"), note=table.get("note", ""),
-            values={spec.name: spec.report.get("values", {}) for spec in specs},
+            values={spec.name: spec.report.get("values", {}) for spec in specs}, bounds=table.get("bounds", {}),
         ))
     return sorted(found, key=lambda section: section.order)
 
@@ -316,6 +319,8 @@ def section_markdown(section: Section, runs: dict[str, StudyRun]) -> list[str]:
     lines += [f"Studies: {scale or 'none'}.", ""]
     if studies and all(run.spec.metrics == ("margin",) for run in studies):
         return lines + [line for run in studies if run.trials for line in margin_markdown(run)] + [""]
+    if section.bounds:
+        return lines + bounds_markdown(section, trials) + ([section.note, ""] if section.note else [])
     published = section.published_rows()
     if any("seats" in p.params for p in published):
         return lines + seats_markdown(section, trials) + ["", f"Where a row differs: {section.reason}.", ""]
@@ -351,6 +356,31 @@ def section_markdown(section: Section, runs: dict[str, StudyRun]) -> list[str]:
     lines += ["", f"Where a row differs: {section.reason}."
               + (" ORACLE rows read the true deck order: an upper bound, not an honest agent." if oracle else "")]
     return lines + [""]
+
+
+def bounds_markdown(section: Section, trials: list[Measured]) -> list[str]:
+    """ORACLE searches as upper bounds: each trial next to every published row of the setup it bounds (the same
+    stages decided, the others random) on its difficulty, and whether that figure lies above the bound."""
+    published = gamecore.load(section.game).published
+    lines = ["| ORACLE setup | budget | difficulty | bound: win % [95% CI] (games) | bounds | published rows | "
+             "above the bound |", "|---|---|---|---|---|---|---|"]
+    for m in sorted(trials, key=lambda m: (m.label, m.difficulty, m.value("budget") or 0)):
+        bounded = section.bounds.get(m.label)
+        rows = [p for p in published if p.label == bounded and p.difficulty == m.difficulty]
+        above = [p for p in rows if p.win_rate - (p.interval or 0.0) > 100 * m.high]
+        lines.append("| " + " | ".join([
+            m.label, _cell(m.value("budget")), m.difficulty, _ours(m), bounded or "-",
+            ", ".join(f"{p.win_rate:g} ({p.source}{_row_params(p)})" for p in rows) or "-",
+            f"{len(above)} of {len(rows)}",
+        ]) + " |")
+    return lines + ["", "An ORACLE search reads the true deck orders: no honest policy for the same stages, the "
+                    "others random, can beat it by more than its interval, so a published figure above it "
+                    "cannot be reached on the game of RULES.md.", ""]
+
+
+def _row_params(p: Published) -> str:
+    shown = {k: v for k, v in p.params.items() if k not in ("counts",)}
+    return "".join(f", {k} {v}" for k, v in shown.items())
 
 
 SEAT_MEASURES = ("margin", "score", "mpg", "twm")  # a two-player game's per-seat measures (Carcassonne's paper)
