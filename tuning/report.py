@@ -379,8 +379,9 @@ def bounds_markdown(section: Section, trials: list[Measured]) -> list[str]:
 
 
 def _row_params(p: Published) -> str:
-    shown = {k: v for k, v in p.params.items() if k not in ("counts",)}
-    return "".join(f", {k} {v}" for k, v in shown.items())
+    """What tells a published row from the others of its setup: its algorithm and encoding."""
+    algo, encoding = p.params.get("algo"), p.params.get("encoding")
+    return (f", {algo}" if algo else "") + (f", encoding {encoding}" if encoding is not None else "")
 
 
 SEAT_MEASURES = ("margin", "score", "mpg", "twm")  # a two-player game's per-seat measures (Carcassonne's paper)
