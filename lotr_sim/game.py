@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from gamecore.interface import Game
+from gamecore.interface import Command, Game
 from gamecore.params import Param
 from lotr_sim import kernels
 from lotr_sim import layout as L
@@ -74,4 +74,7 @@ GAME = Game(
     help="The Lord of the Rings: The Card Game, simplified (Godlewski's thesis; RULES.md)",
     metric_names=("lost_by_threat", "lost_by_heroes"),
     published=PUBLISHED,
+    commands=(Command("limit", "the perfect-information limit: the share of deals some line of decisions wins, "
+                      "deck orders known (bounded; lotr_sim/limit.py)", "lotr_sim.limit:arguments",
+                      "lotr_sim.limit:run"),),
 )

@@ -1,0 +1,195 @@
+"""The perfect-information limit: the share of deals that some line of decisions wins, deck orders known.
+
+A dealt LOTR game has no chance left (the decks are shuffled at the deal and
+never again), so a deal is winnable or not. No agent, honest or not, wins
+more deals than are winnable. The limit of a set of deals is bounded:
+
+1. **Winning lines found.** ORACLE searches (``oracle-mcts`` at every stage,
+   ``ATTEMPTS``) play each deal; a won game is a winning line, so the deal is
+   winnable.
+2. **Losses proven.** Each other deal is searched exhaustively (``search``:
+   depth first over every legal action, stopping at the first winning line,
+   states proven lost remembered by their hash) within ``nodes`` decisions; a
+   search that ends without a win proves the deal lost, one that runs out of
+   nodes leaves it unknown.
+
+The limit lies between (lines found) / deals and (deals - losses proven) /
+deals; ``lotr lotr limit`` prints both with their 95% intervals and the cost.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from dataclasses import asdict, dataclass
+
+import numpy as np
+from numba import types
+from numba.typed import Dict
+
+from gamecore.jit import allocating, kernel
+from gamecore.rng import mix64
+from gamecore.stats import wilson_interval
+from lotr_sim import layout as L
+from lotr_sim.cards import N_CARDS
+from lotr_sim.legal import TOO_MANY, enumerate_legal
+from lotr_sim.rules import apply_action
+
+WIN, LOSS, UNKNOWN = 1, 0, -1
+ACTION_LIMIT = 1 << 16  # a decision with more legal actions is left unknown
+NODES = 20_000  # decisions searched per deal, by default
+ATTEMPTS = (  # the ORACLE searches that look for winning lines: (budget, ppn, c, playout)
+    (200, 1, 0.7071, "random"),
+    (1000, 1, 0.7071, "random"),
+    (1000, 1, 0.7071, "expert"),
+    (5000, 1, 1.5, "random"),
+)
+
+
+@kernel
+def state_key(S):
+    """A 64-bit hash of the whole state."""
+    h = np.uint64(0x9E3779B97F4A7C15)
+    for i in range(S.shape[0]):
+        h = mix64(h ^ np.uint64(S[i] & 0x7FFFFFFFFFFFFFFF))
+    return np.int64(h & np.uint64(0x7FFFFFFFFFFFFFFF))
+
+
+@allocating
+def search(S, nodes, lost):
+    """WIN if some line of decisions from ``S`` wins, LOSS if none does, UNKNOWN if the budget ran out first.
+
+    ``nodes`` = [decisions searched, the budget]; ``lost`` holds the hashes of states proven lost."""
+    if S[L.PHASE] == L.GAME_OVER:
+        return WIN if S[L.OUTCOME] == L.WIN else LOSS
+    key = state_key(S)
+    if key in lost:
+        return LOSS
+    if nodes[0] >= nodes[1]:
+        return UNKNOWN
+    nodes[0] += 1
+    slots, options, rows = enumerate_legal(S, ACTION_LIMIT)
+    if slots.shape[0] == 1 and slots[0] == TOO_MANY:
+        return UNKNOWN
+    child = np.empty_like(S)
+    act = np.empty(N_CARDS, np.int64)
+    err = np.zeros(4, np.int64)
+    result = LOSS
+    for r in range(rows.shape[0]):
+        child[:] = S
+        act[:] = L.NO_CHOICE
+        for i in range(slots.shape[0]):
+            act[slots[i]] = options[i, rows[r, i]]
+        apply_action(child, act, err, None)
+        outcome = search(child, nodes, lost)
+        if outcome == WIN:
+            return WIN
+        if outcome == UNKNOWN:
+            result = UNKNOWN
+    if result == LOSS:
+        lost[key] = True
+    return result
+
+
+@dataclass
+class Limit:
+    """The limit of ``deals`` deals of ``seed``: winning lines found, losses proven, the rest unknown."""
+
+    difficulty: str
+    seed: int
+    deals: int
+    lines_found: int
+    lines_found_by_search: int  # of which the exhaustive search found
+    losses_proven: int
+    unknown: int
+    nodes: int  # the exhaustive search's budget per deal
+    seconds_attempts: float
+    seconds_search: float
+
+    @property
+    def bounds(self) -> tuple[float, float]:
+        """The limit lies between these rates (before sampling error)."""
+        return self.lines_found / self.deals, (self.deals - self.losses_proven) / self.deals
+
+    @property
+    def interval(self) -> tuple[float, float]:
+        """A 95% interval of the limit over deals: the lower bound's Wilson low, the upper bound's Wilson high."""
+        return (wilson_interval(self.lines_found, self.deals)[0],
+                wilson_interval(self.deals - self.losses_proven, self.deals)[1])
+
+    def report(self) -> str:
+        (low, high), (i_low, i_high) = self.bounds, self.interval
+        return "\n".join([
+            f"perfect-information limit, {self.difficulty}, {self.deals:,} deals of seed {self.seed}: between "
+            f"{100 * low:.2f}% and {100 * high:.2f}% (95% interval {100 * i_low:.2f}-{100 * i_high:.2f})",
+            f"  winning lines found: {self.lines_found:,} ({self.lines_found - self.lines_found_by_search:,} by "
+            f"ORACLE searches in {self.seconds_attempts:.0f} s, {self.lines_found_by_search:,} by the exhaustive "
+            f"search); losses proven: {self.losses_proven:,}; unknown after {self.nodes:,} decisions: "
+            f"{self.unknown:,} ({self.seconds_search:.0f} s)",
+        ])
+
+
+def deal_states(difficulty: str, seed: int, indices) -> list[np.ndarray]:
+    """The deals ``indices`` of ``seed``, as the evaluation harness deals them."""
+    from agents.search import compiled
+    from lotr_sim import kernels
+    from lotr_sim.game import GAME
+
+    options = GAME.option_codes(GAME.check_options({"difficulty": difficulty}))
+    states = []
+    for k in indices:
+        S = np.empty(kernels.STATE_SIZE, np.int64)
+        compiled(kernels).deal(S, np.zeros((kernels.N_ROLES, 1), np.uint64), np.uint64(seed), k, options)
+        states.append(S)
+    return states
+
+
+def perfect_information_limit(difficulty: str, deals: int, seed: int, nodes: int = NODES, workers: int = 1,
+                              progress: bool = True) -> Limit:
+    """Bound the limit of ``deals`` deals of ``seed`` (``ATTEMPTS``, then ``search`` on the rest)."""
+    from agents.evaluation import evaluate_setup
+    from agents.setup import Setup
+
+    won = np.zeros(deals, bool)
+    start = time.perf_counter()
+    for budget, ppn, c, playout in ATTEMPTS:
+        setup = Setup.uniform("oracle-mcts").with_params(
+            {"budget": budget, "ppn": ppn, "c": c, "playout": playout, "reduction": False})
+        result = evaluate_setup(setup, difficulty, games=deals, seed=seed, workers=workers)
+        won[result.game_ids[result.rewards == 1.0]] = True
+        if progress:
+            print(f"ORACLE mcts budget {budget} ppn {ppn} c {c} {playout}: {int(np.sum(result.rewards == 1.0)):,} "
+                  f"wins; winning lines so far {int(won.sum()):,} of {deals:,}", flush=True)
+        if won.all():
+            break
+    attempts = time.perf_counter() - start
+    start = time.perf_counter()
+    rest = np.flatnonzero(~won)
+    outcomes = []
+    for done, S in enumerate(deal_states(difficulty, seed, rest), 1):
+        outcomes.append(search(S, np.array([0, nodes], np.int64), Dict.empty(types.int64, types.boolean)))
+        if progress and (done % 10 == 0 or done == len(rest)):
+            print(f"exhaustive search: {done:,} of {len(rest):,} deals; {outcomes.count(WIN)} won, "
+                  f"{outcomes.count(LOSS)} lost, {outcomes.count(UNKNOWN)} unknown", flush=True)
+    return Limit(difficulty, seed, deals, int(won.sum()) + outcomes.count(WIN), outcomes.count(WIN),
+                 outcomes.count(LOSS), outcomes.count(UNKNOWN), nodes, attempts, time.perf_counter() - start)
+
+
+def arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--difficulty", choices=L.DIFFICULTIES, default="hard")
+    parser.add_argument("--deals", type=int, default=1000)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--nodes", type=int, default=NODES, help="decisions searched per deal before giving up")
+    parser.add_argument("--workers", type=int, default=1, help="processes for the ORACLE searches")
+    parser.add_argument("--json", action="store_true", help="print the result as JSON")
+
+
+def run(args) -> int:
+    limit = perfect_information_limit(args.difficulty, args.deals, args.seed, args.nodes, args.workers,
+                                      progress=not args.json)
+    if args.json:
+        print(json.dumps({**asdict(limit), "bounds": limit.bounds, "interval": limit.interval}))
+    else:
+        print(limit.report())
+    return 0
