@@ -145,10 +145,11 @@ class SpielState(pyspiel.State):
         self.ours = None  # the game's Python state once dealt
         self._legal = None  # its legal actions, listed once per state
 
-    def legal(self) -> list:
-        """The game's legal actions at this state (action i of OpenSpiel is the i-th)."""
+    def legal(self):
+        """The game's legal actions at this state (action i of OpenSpiel is the i-th), a sequence decoded on
+        access where the game's is (LOTR's can hold a hundred thousand)."""
         if self._legal is None:
-            self._legal = list(self.ours.legal_actions())
+            self._legal = self.ours.legal_actions()
             if len(self._legal) > self.spiel_game.num_distinct_actions():
                 raise pyspiel.SpielError(f"{len(self._legal)} legal actions, more than the game's bound "
                                          f"{self.spiel_game.num_distinct_actions()} (Game.max_legal_actions)")

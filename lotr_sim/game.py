@@ -12,12 +12,11 @@ from lotr_sim import kernels
 from lotr_sim import layout as L
 from lotr_sim.policies import POLICY_NAMES
 from lotr_sim.published import PUBLISHED
-from lotr_sim.state import GameState
+from lotr_sim.state import DEFAULT_ACTION_LIMIT, GameState
 
 STAGES = ("planning", "questing", "travel", "defense", "attack")
 SHORT_STAGES = ("planning", "questing", "defense")  # the thesis's three-part short form
 REDUCTION_STAGES = ("planning", "questing", "defense")
-MAX_LEGAL_ACTIONS = 2**16  # above any decision's legal actions seen (1,435 at most in 200 random hard games)
 
 
 def option_codes(options: dict[str, Any]) -> np.ndarray:
@@ -63,7 +62,7 @@ GAME = Game(
     new_game=new_game,
     state_from_json=GameState.from_json,
     state_from_core=GameState.from_core,
-    max_legal_actions=MAX_LEGAL_ACTIONS,
+    max_legal_actions=DEFAULT_ACTION_LIMIT,  # legal_actions() raises beyond it (a hard game had a decision of 132,346)
     summarise=summarise,
     describe=describe,
     search_params=tuple(

@@ -5,8 +5,9 @@ never again), so a deal is winnable or not. No agent, honest or not, wins
 more deals than are winnable. The limit of a set of deals is bounded:
 
 1. **Winning lines found.** ORACLE searches (``oracle-mcts`` at every stage,
-   ``ATTEMPTS``) play each deal; a won game is a winning line, so the deal is
-   winnable.
+   ``ATTEMPTS``, each stronger than the last) play each deal not won yet, as
+   the evaluation harness deals it; a won game is a winning line, so the deal
+   is winnable.
 2. **Losses proven.** Each other deal is searched exhaustively (``search``:
    depth first over every legal action, stopping at the first winning line,
    states proven lost remembered by their hash) within ``nodes`` decisions; a
@@ -23,6 +24,7 @@ import argparse
 import json
 import time
 from dataclasses import asdict, dataclass
+from pathlib import Path
 
 import numpy as np
 from numba import types
@@ -38,12 +40,14 @@ from lotr_sim.rules import apply_action
 
 WIN, LOSS, UNKNOWN = 1, 0, -1
 ACTION_LIMIT = 1 << 16  # a decision with more legal actions is left unknown
-NODES = 20_000  # decisions searched per deal, by default
+NODES = 1_000_000  # decisions searched per deal, by default (about a minute)
 ATTEMPTS = (  # the ORACLE searches that look for winning lines: (budget, ppn, c, playout)
     (200, 1, 0.7071, "random"),
     (1000, 1, 0.7071, "random"),
     (1000, 1, 0.7071, "expert"),
     (5000, 1, 1.5, "random"),
+    (20000, 1, 1.5, "random"),
+    (20000, 1, 0.7071, "expert"),
 )
 
 
@@ -106,6 +110,7 @@ class Limit:
     nodes: int  # the exhaustive search's budget per deal
     seconds_attempts: float
     seconds_search: float
+    unknown_deals: list[int]  # the indices of the deals left unknown
 
     @property
     def bounds(self) -> tuple[float, float]:
@@ -126,7 +131,8 @@ class Limit:
             f"  winning lines found: {self.lines_found:,} ({self.lines_found - self.lines_found_by_search:,} by "
             f"ORACLE searches in {self.seconds_attempts:.0f} s, {self.lines_found_by_search:,} by the exhaustive "
             f"search); losses proven: {self.losses_proven:,}; unknown after {self.nodes:,} decisions: "
-            f"{self.unknown:,} ({self.seconds_search:.0f} s)",
+            f"{self.unknown:,} ({self.seconds_search:.0f} s)"
+            + (f": deals {', '.join(map(str, self.unknown_deals))}" if self.unknown_deals else ""),
         ])
 
 
@@ -148,19 +154,23 @@ def deal_states(difficulty: str, seed: int, indices) -> list[np.ndarray]:
 def perfect_information_limit(difficulty: str, deals: int, seed: int, nodes: int = NODES, workers: int = 1,
                               progress: bool = True) -> Limit:
     """Bound the limit of ``deals`` deals of ``seed`` (``ATTEMPTS``, then ``search`` on the rest)."""
-    from agents.evaluation import evaluate_setup
+    from agents.evaluation import evaluate_setup, play_side
     from agents.setup import Setup
 
     won = np.zeros(deals, bool)
     start = time.perf_counter()
-    for budget, ppn, c, playout in ATTEMPTS:
+    for attempt, (budget, ppn, c, playout) in enumerate(ATTEMPTS):
         setup = Setup.uniform("oracle-mcts").with_params(
             {"budget": budget, "ppn": ppn, "c": c, "playout": playout, "reduction": False})
-        result = evaluate_setup(setup, difficulty, games=deals, seed=seed, workers=workers)
-        won[result.game_ids[result.rewards == 1.0]] = True
+        if attempt == 0:  # every deal, on the workers
+            result = evaluate_setup(setup, difficulty, games=deals, seed=seed, workers=workers)
+            won[result.game_ids[result.rewards == 1.0]] = True
+        else:  # the deals not won yet, one by one
+            for k in np.flatnonzero(~won):
+                won[k] = play_side(setup, {"difficulty": difficulty, "full_scenario": False}, 0, seed, k, 1)[0][0] == 1
         if progress:
-            print(f"ORACLE mcts budget {budget} ppn {ppn} c {c} {playout}: {int(np.sum(result.rewards == 1.0)):,} "
-                  f"wins; winning lines so far {int(won.sum()):,} of {deals:,}", flush=True)
+            print(f"ORACLE mcts budget {budget} ppn {ppn} c {c} {playout}: winning lines so far {int(won.sum()):,} "
+                  f"of {deals:,}", flush=True)
         if won.all():
             break
     attempts = time.perf_counter() - start
@@ -173,7 +183,8 @@ def perfect_information_limit(difficulty: str, deals: int, seed: int, nodes: int
             print(f"exhaustive search: {done:,} of {len(rest):,} deals; {outcomes.count(WIN)} won, "
                   f"{outcomes.count(LOSS)} lost, {outcomes.count(UNKNOWN)} unknown", flush=True)
     return Limit(difficulty, seed, deals, int(won.sum()) + outcomes.count(WIN), outcomes.count(WIN),
-                 outcomes.count(LOSS), outcomes.count(UNKNOWN), nodes, attempts, time.perf_counter() - start)
+                 outcomes.count(LOSS), outcomes.count(UNKNOWN), nodes, attempts, time.perf_counter() - start,
+                 [int(k) for k, outcome in zip(rest, outcomes) if outcome == UNKNOWN])
 
 
 def arguments(parser: argparse.ArgumentParser) -> None:
@@ -183,13 +194,14 @@ def arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--nodes", type=int, default=NODES, help="decisions searched per deal before giving up")
     parser.add_argument("--workers", type=int, default=1, help="processes for the ORACLE searches")
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
+    parser.add_argument("--out", help="also write the JSON result to this file (lotr report reads docs/limit-*.json)")
 
 
 def run(args) -> int:
     limit = perfect_information_limit(args.difficulty, args.deals, args.seed, args.nodes, args.workers,
                                       progress=not args.json)
-    if args.json:
-        print(json.dumps({**asdict(limit), "bounds": limit.bounds, "interval": limit.interval}))
-    else:
-        print(limit.report())
+    data = json.dumps({**asdict(limit), "bounds": limit.bounds, "interval": limit.interval})
+    print(data if args.json else limit.report())
+    if args.out:
+        Path(args.out).write_text(data + "\n")
     return 0

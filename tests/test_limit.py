@@ -1,0 +1,85 @@
+"""The perfect-information limit (``lotr_sim.limit``): the exhaustive search's verdicts, checked by play."""
+
+import json
+
+import numpy as np
+from conftest import random_play, run_cli
+from numba import types
+from numba.typed import Dict
+
+from lotr_sim.limit import LOSS, UNKNOWN, WIN, Limit, search
+from lotr_sim.state import GameState
+
+
+def verdict(state: GameState, nodes: int = 200_000) -> int:
+    return search(state.core_state(), np.array([0, nodes], np.int64), Dict.empty(types.int64, types.boolean))
+
+
+def late_states(difficulty: str, games: int):
+    """States two decisions or fewer from the end of random hard games."""
+    for state in random_play(lambda g: GameState(difficulty, g), games, seed=4):
+        if state.is_over:
+            continue
+        probe = state.clone()
+        rng = np.random.default_rng(0)
+        steps = 0
+        while not probe.is_over and steps < 3:
+            actions = probe.legal_actions()
+            probe.apply(actions[rng.integers(len(actions))])
+            steps += 1
+        if probe.is_over and steps <= 2:
+            yield state
+
+
+def test_a_finished_game_is_its_outcome():
+    ends = [s for s in random_play(lambda g: GameState("easy", g), 40) if s.is_over]
+    assert {verdict(s) for s in ends} == {WIN, LOSS}
+    assert all(verdict(s) == (WIN if s.returns()[0] == 1.0 else LOSS) for s in ends)
+
+
+def test_a_proven_loss_is_lost_after_every_action_and_a_found_win_is_won_by_some_action():
+    """A LOSS verdict is checked against every action (each child a LOSS, the game never won in 200 random
+    playouts); a WIN verdict has a child that is a WIN."""
+    losses = wins = 0
+    for state in late_states("hard", 60):
+        if losses >= 3 and wins >= 3:
+            break
+        outcome = verdict(state, nodes=20_000)
+        if outcome == UNKNOWN:
+            continue
+        children = []
+        for action in state.legal_actions():
+            child = state.clone()
+            child.apply(action)
+            children.append(child)
+        if outcome == LOSS:
+            losses += 1
+            assert all(verdict(child, nodes=20_000) == LOSS for child in children)
+            rng = np.random.default_rng(1)
+            for _ in range(200):
+                game = state.clone()
+                game.play_out("random", rng)
+                assert game.returns()[0] == 0.0
+        else:
+            wins += 1
+            assert any(verdict(child, nodes=20_000) == WIN for child in children)
+    assert losses >= 3 and wins >= 3
+
+
+def test_the_limit_is_bounded_by_lines_found_and_losses_proven():
+    limit = Limit("hard", 0, 100, 90, 2, 4, 6, 1000, 1.0, 2.0, [3, 5, 7, 11, 13, 17])
+    assert limit.bounds == (0.90, 0.96)
+    low, high = limit.interval
+    assert low < 0.90 and 0.96 < high < 1.0
+    assert "between 90.00% and 96.00%" in limit.report() and "deals 3, 5, 7, 11, 13, 17" in limit.report()
+
+
+def test_lotr_limit_command(capsys, tmp_path):
+    out = tmp_path / "limit-easy.json"
+    code, stdout, _ = run_cli(capsys, "lotr", "limit", "--difficulty", "easy", "--deals", "20", "--seed", "5",
+                              "--json", "--out", str(out))
+    assert code == 0
+    data = json.loads(stdout)
+    assert data == json.loads(out.read_text())
+    assert data["deals"] == 20 and data["lines_found"] + data["losses_proven"] + data["unknown"] == 20
+    assert data["bounds"][0] <= data["bounds"][1]
