@@ -83,3 +83,15 @@ def test_lotr_limit_command(capsys, tmp_path):
     assert data == json.loads(out.read_text())
     assert data["deals"] == 20 and data["lines_found"] + data["losses_proven"] + data["unknown"] == 20
     assert data["bounds"][0] <= data["bounds"][1]
+
+
+def test_the_report_opens_with_the_limit(tmp_path):
+    from tuning.report import limit_markdown
+
+    limit = Limit("hard", 2000003, 1000, 994, 0, 0, 6, 1_000_000, 600.0, 30.0, [1, 2, 3, 4, 5, 6])
+    (tmp_path / "limit-hard.json").write_text(json.dumps({**limit.__dict__, "bounds": limit.bounds,
+                                                          "interval": limit.interval}))
+    lines = limit_markdown(tmp_path)
+    assert lines[0].startswith("## The limit")
+    assert "| hard | 1,000 (2000003) | 994 | 0 | 6 | [99.4, 100.0] | [98.7, 100.0] | 630 |" in lines
+    assert limit_markdown(tmp_path / "none") == []

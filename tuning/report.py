@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import csv
 import datetime
+import json
 import math
 import re
 from collections.abc import Callable
@@ -359,6 +360,26 @@ def section_markdown(section: Section, runs: dict[str, StudyRun]) -> list[str]:
     return lines + [""]
 
 
+def limit_markdown(folder: Path) -> list[str]:
+    """LOTR's perfect-information limit per difficulty, from ``lotr lotr limit --out <folder>/limit-<difficulty>.json``."""
+    found = [json.loads(path.read_text()) for path in sorted(folder.glob("limit-*.json"))]
+    if not found:
+        return []
+    lines = ["## The limit: perfect-information win rate (LOTR, deck orders known)", "",
+             "| difficulty | deals (seed) | winning lines found | losses proven | unknown | the limit lies in | 95% "
+             "interval | seconds |", "|---|---|---|---|---|---|---|---|"]
+    for limit in sorted(found, key=lambda d: DIFFICULTIES.index(d["difficulty"])):
+        (low, high), (i_low, i_high) = limit["bounds"], limit["interval"]
+        lines.append(f"| {limit['difficulty']} | {limit['deals']:,} ({limit['seed']}) | {limit['lines_found']:,} | "
+                     f"{limit['losses_proven']:,} | {limit['unknown']:,} | [{100 * low:.1f}, {100 * high:.1f}] | "
+                     f"[{100 * i_low:.1f}, {100 * i_high:.1f}] | "
+                     f"{limit['seconds_attempts'] + limit['seconds_search']:.0f} |")
+    return lines + ["", "No agent, honest or ORACLE, wins more deals than are winnable, so every win rate below is "
+                    "that fraction of the limit divided by the limit: a rate r on a difficulty whose limit lies in "
+                    "[a, b] is between r / b and r / a of it. Winning lines are found by ORACLE searches, losses "
+                    "proven by an exhaustive search (`lotr lotr limit`, `lotr_sim/limit.py`).", ""]
+
+
 def bounds_markdown(section: Section, trials: list[Measured]) -> list[str]:
     """ORACLE searches as upper bounds: each trial next to the published rows of the setup it bounds (the same
     stages decided, the others random) on its difficulty, naming those that lie above the bound."""
@@ -641,6 +662,7 @@ def write_report(study_files: list[Path], out: Path, root: Path = Path(".")) -> 
         count += f" (+{run.pruned} pruned)" if run.pruned else ""
         lines.append(f"| `{name}` | {count} | {spec.games:,} | {episodes} | {spec.sampler} |")
     lines.append("")
+    lines += limit_markdown(out.parent)
     for section in sections(runs):
         if (previous := kept(section.title, section.studies)) is not None:
             lines += previous
