@@ -57,9 +57,10 @@ class SpielAgent:
         self.params = spec.as_dict()
         self.game = openspiel.load(spec.game)
         self.game_name, self.information_sets = spec.game, information_sets
+        self.action_size = gamecore.load(spec.game).kernels.ACTION_SIZE
 
     def choose(self, states: np.ndarray, uniforms: np.ndarray, mode: str):
-        acts = np.zeros((len(states), gamecore.load(self.game_name).kernels.ACTION_SIZE), np.int64)
+        acts = np.zeros((len(states), self.action_size), np.int64)
         for i, core in enumerate(states):
             state = self.game.state_from_core(core)
             seed = int(uniforms[i, 0] * 2**62)

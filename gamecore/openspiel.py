@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 
 import gamecore
+from gamecore._jit_cache import GAME_PACKAGE_SUFFIX
 from gamecore.interface import Game
 from gamecore.params import SpecError
 
@@ -91,7 +92,7 @@ def _game_type(game: Game) -> pyspiel.GameType:
 @functools.cache
 def _tensors(game_name: str):
     """The game's ``openspiel`` module (tensor size and encoder), or None."""
-    module = f"{game_name}{gamecore._jit_cache.GAME_PACKAGE_SUFFIX}.openspiel"
+    module = f"{game_name}{GAME_PACKAGE_SUFFIX}.openspiel"
     try:
         found = importlib.util.find_spec(module) is not None
     except ModuleNotFoundError:
