@@ -170,6 +170,16 @@ def play_chunk(setup: Setup, options: dict, seats: str, seed: int, first: int, c
     )
 
 
+def warm_up(setup: Setup, options: dict) -> None:
+    """Compile or load the game's code and load the setup's Python agents (networks), untimed: one game of the
+    game's random policy (its compiled game loop holds every compiled agent, so a slow agent, Star2.5 at
+    minutes a game, costs no game here), and one game of the setup when some role decides in Python."""
+    game = gamecore.load(setup.game)
+    play_chunk(Setup.uniform(game.policies[0], game=setup.game), options, "first", WARM_UP_SEED, 0, 1)
+    if setup.has_python_agents:
+        play_chunk(setup, options, "first", WARM_UP_SEED, 0, 1)
+
+
 def play_side(setup: Setup, options: dict, player: int, seed: int, first: int, count: int):
     if setup.has_python_agents:
         return play_side_in_batches(setup, options, player, seed, first, count)
@@ -291,7 +301,7 @@ def evaluate_setup(
     chunks = _Chunks(games, max_chunk)
     n_sides = len(sides(setup, seats))
     results: dict[int, tuple] = {}
-    play_chunk(setup, options, seats, WARM_UP_SEED, 0, 1)  # compile or load the code, load networks: untimed
+    warm_up(setup, options)
     bar = progress_bar(games, progress)
     start = time.perf_counter()
 

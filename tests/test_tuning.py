@@ -376,3 +376,28 @@ def test_export_takes_a_study_name_and_writes_the_chosen_trial_from_the_record(i
     metadata = json.loads((in_tmp / "best.json").read_text())["metadata"]
     assert metadata["trial"] == chosen["trial"] and metadata["test_win_rate"] == chosen["test"]["win_rate"]
     assert Setup.load(in_tmp / "best.json") == Setup.load(in_tmp / "n-best.toml")
+
+
+def test_a_trials_outcomes_are_in_game_order_whatever_the_order_its_chunks_finish():
+    """The paired pruner compares two trials game by game: chunks finishing out of order (Ray, a pool) or of
+    other sizes (chunks adapt to speed) must give the same packed order, game by game, each seat in turn."""
+    import numpy as np
+
+    from tuning.strategies import GameOutcomes
+
+    wins = np.random.default_rng(0).random((10, 2)) < 0.5  # game x seat
+
+    def chunk(first, count):  # as evaluate_setup hands it: ids tiled over the seats, rewards seat after seat
+        ids = np.arange(first, first + count)
+        return np.tile(ids, 2), np.concatenate([wins[ids, 0], wins[ids, 1]]).astype(float)
+
+    in_order, shuffled = GameOutcomes(10, 2), GameOutcomes(10, 2)
+    for first, count in ((0, 3), (3, 3), (6, 4)):
+        in_order.add(*chunk(first, count))
+    assert np.array_equal(in_order.prefix(), wins.ravel())
+    shuffled.add(*chunk(5, 5))
+    assert shuffled.prefix().size == 0  # game 0 not finished: nothing to compare yet
+    shuffled.add(*chunk(0, 2))
+    assert np.array_equal(shuffled.prefix(), wins[:2].ravel())
+    shuffled.add(*chunk(2, 3))
+    assert np.array_equal(shuffled.prefix(), in_order.prefix())

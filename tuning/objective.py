@@ -18,10 +18,10 @@ from pathlib import Path
 import numpy as np
 import optuna
 
-from agents.evaluation import Evaluation, evaluate_setup
+from agents.evaluation import Evaluation, evaluate_setup, sides
 from agents.interruption import deferred
 from agents.setup import Setup
-from tuning.strategies import OUTCOMES, pack_outcomes
+from tuning.strategies import OUTCOMES, GameOutcomes, pack_outcomes
 from tuning.study_file import StudySpec
 
 REPORTS = 20  # pruning decisions per trial, at most
@@ -50,13 +50,15 @@ def run_trial(trial: optuna.Trial, spec: StudySpec, folder: Path) -> tuple[Setup
                        window=window, on_window=report_training)
         setup = result.setup
         training = {"training_seconds": result.seconds, "best_training_win_rate": result.best_average}
-    played = []
+    played = GameOutcomes(spec.games, len(sides(setup, spec.seat)))
+    reported = [0]
 
     def report(game_ids: np.ndarray, rewards: np.ndarray) -> None:
-        played.append(rewards == 1.0)
-        if spec.metrics != ("win_rate",):
+        played.add(game_ids, rewards)
+        wins = played.prefix()
+        if spec.metrics != ("win_rate",) or wins.size <= reported[0]:  # nothing new in game order yet
             return
-        wins = np.concatenate(played)
+        reported[0] = wins.size
         with deferred():
             trial.set_user_attr(OUTCOMES, pack_outcomes(wins))
             trial.report(float(wins.mean()), offset + int(wins.size))

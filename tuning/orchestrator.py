@@ -42,9 +42,8 @@ import optuna
 from optuna.trial import TrialState
 
 import gamecore
-from agents.evaluation import evaluate_setup
+from agents.evaluation import warm_up
 from agents.interruption import Interrupted, deferred, die_with_parent, raise_held, stop_processes, stop_signals
-from agents.setup import Setup
 from agents.specs import SpecError
 from gamecore.rng import derive_seed
 from gamecore.stats import wilson_interval
@@ -575,16 +574,12 @@ def run_study(spec: StudySpec, n_trials: int | None = None, workers: int | None 
 
 
 def _compile(spec: StudySpec) -> None:
-    """Compile (or load) the agents' code once here, not in every worker, saying so. The compiled game loop of
-    a game holds all its agents, whatever the setup: one game of its random policy compiles it, so a slow agent
-    (Star2.5: minutes a game) costs no game here; a setup with agents that decide in Python plays one game."""
+    """Compile (or load) the agents' code once here, not in every worker, saying so (``warm_up``)."""
     start = time.perf_counter()
     print(f"[{spec.name}] loading the agents' compiled code (compiling on the first run only, about a minute)...",
           file=sys.stderr, flush=True)
-    warm = {setup for setup in spec.setups if setup.has_python_agents}
-    warm |= {Setup.uniform(gamecore.load(setup.game).policies[0], game=setup.game) for setup in spec.setups}
-    for setup in warm:
-        evaluate_setup(setup, games=1, seed=spec.seed, options=spec.trial_options({}))
+    for setup in spec.setups:
+        warm_up(setup, spec.trial_options({}))
     print(f"[{spec.name}] ready in {time.perf_counter() - start:.1f} s; running trials", file=sys.stderr, flush=True)
 
 
