@@ -15,7 +15,16 @@ from agents.specs import SpecError
 from gamecore.published import Published
 from lotr_sim.published import PUBLISHED
 from tuning.orchestrator import run_study
-from tuning.report import Measured, Section, StudyRun, bounds_markdown, read_study, sections, verdict
+from tuning.report import (
+    Measured,
+    Section,
+    StudyRun,
+    bounds_markdown,
+    pairs_markdown,
+    read_study,
+    sections,
+    verdict,
+)
 from tuning.storage import storage_for, storage_object
 from tuning.study_file import load_study, parse_study
 
@@ -233,6 +242,27 @@ def test_an_oracle_bound_counts_the_published_rows_above_it():
     assert cells[1] == "1600" and cells[4] == "random-rl-random"
     assert cells[5].startswith("6 of 10: ") and "92.9 (Table 6.6, ac-macro, encoding 2)" in cells[5]
     assert "29.9" not in cells[5] and "34.2" not in cells[5]
+
+
+def test_two_setups_are_compared_game_by_game_on_the_same_deals():
+    """A paired difference: 60 of 100 deals against 50, 12 deals only the first won, 2 only the second."""
+    import numpy as np
+
+    theirs = np.zeros(100, bool)
+    theirs[:60] = True
+    ours = np.zeros(100, bool)
+    ours[:48] = True
+    ours[60:62] = True
+
+    def measured(label, outcomes):
+        rate = outcomes.mean()
+        return Measured("check", 0, label, False, "hard", {}, None, rate, rate, rate, 100, 0.0, outcomes=outcomes)
+
+    section = Section("check", "lotr", "check", 40, ("check",), ("setup",), "", {}, {}, pairs=(("a", "b"),))
+    row = [line for line in pairs_markdown(section, [measured("a", theirs), measured("b", ours)]) if "| a |" in line]
+    cells = [cell.strip() for cell in row[0].strip("|").split("|")]
+    assert cells[2].startswith("+10.0 [") and cells[3] == "12 / 2" and cells[5] == "*differs*"
+    assert pairs_markdown(section, [measured("a", theirs)]) == []  # a pair needs both setups
 
 
 def test_published_rows_have_one_row_per_table_cell():

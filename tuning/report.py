@@ -23,6 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
 import optuna
 from optuna.trial import TrialState
 
@@ -30,9 +31,11 @@ import gamecore
 from agents.setup import Setup
 from agents.specs import SpecError
 from gamecore.published import Published
+from gamecore.stats import Z95
 from lotr_sim.layout import DIFFICULTIES
 from lotr_sim.published import RULES_RANDOM
 from tuning.storage import local_store, storage_for, storage_object
+from tuning.strategies import OUTCOMES, unpack_outcomes
 from tuning.study_file import StudySpec, load_study
 from tuning.tracking import code_version
 
@@ -58,6 +61,7 @@ class Measured:
     chosen: dict | None = None  # the study's selection record (validation and test figures), on its chosen trial
     seats: dict = field(default_factory=dict)  # a two-player game: per seat of the evaluated agent, its counts
     objective: float = math.nan  # the study's (first) objective value, when it is not the win rate (a margin)
+    outcomes: np.ndarray | None = None  # per-game wins in game order (the paired pruner's record), when kept
 
     def value(self, key: str):
         """A searched value, else the trial's setup's value of ``key`` (``questing.encoding`` or ``budget``)."""
@@ -120,6 +124,7 @@ def _measured(spec: StudySpec, trial, chosen: dict) -> Measured:
         games=trial.user_attrs.get("games", spec.games), seconds_per_game=trial.user_attrs["seconds_per_game"],
         training_seconds=trial.user_attrs.get("training_seconds"), folder=Path(folder) if folder else None,
         chosen=chosen if chosen.get("trial") == trial.number else None, seats=seats,
+        outcomes=unpack_outcomes(trial.user_attrs[OUTCOMES]) if OUTCOMES in trial.user_attrs else None,
     )
 
 
@@ -158,6 +163,7 @@ class Section:
     note: str = ""  # text under the section
     values: dict = field(default_factory=dict)  # per study, per setup: constant columns
     bounds: dict = field(default_factory=dict)  # an ORACLE setup's label -> the published setup it bounds
+    pairs: tuple = ()  # (setup, setup) rows compared game by game on the same deals
 
     def ours(self, m: Measured) -> tuple:
         return tuple(column_of(m, name, self.values.get(m.study, {})) for name in self.columns)
@@ -235,6 +241,7 @@ def sections(runs: dict[str, StudyRun]) -> list[Section]:
             figure=table.get("figure"), curves=any(spec.report.get("curves") for spec in specs),
             rules_random=table.get("rules_random", False), config=table.get("config"), note=table.get("note", ""),
             values={spec.name: spec.report.get("values", {}) for spec in specs}, bounds=table.get("bounds", {}),
+            pairs=tuple(tuple(pair) for pair in table.get("pairs", ())),
         ))
     return sorted(found, key=lambda section: section.order)
 
@@ -353,11 +360,34 @@ def section_markdown(section: Section, runs: dict[str, StudyRun]) -> list[str]:
             cells.append(f"{RULES_RANDOM[key[0]]:g}")
         cells += [_theirs(p), verdict(m, p)]
         lines.append("| " + " | ".join(cells) + " |")
+    lines += pairs_markdown(section, trials)
     oracle = " ORACLE rows read the true deck order: an upper bound, not an honest agent." if any(
         m.oracle for m in trials) else ""
     if section.reason or oracle:
         lines += ["", (f"Where a row differs: {section.reason}." if section.reason else "") + oracle]
     return lines + [""]
+
+
+def pairs_markdown(section: Section, trials: list[Measured]) -> list[str]:
+    """Two setups on the same deals, game by game: the difference of their win rates with its paired 95%
+    interval, and the deals only one of them won."""
+    by_setup = {column_of(m, "setup"): m for m in section.pick(trials) if m.outcomes is not None}
+    lines = []
+    for first, second in section.pairs:
+        a, b = by_setup.get(first), by_setup.get(second)
+        if a is None or b is None:
+            continue
+        n = min(a.outcomes.size, b.outcomes.size)
+        diff = a.outcomes[:n].astype(float) - b.outcomes[:n].astype(float)
+        half = Z95 * float(diff.std(ddof=1)) / math.sqrt(n) if n > 1 else math.nan
+        mean = float(diff.mean())
+        verdict_text = "*agrees*" if abs(mean) <= half else "*differs*"
+        lines.append(f"| {first} | {second} | {100 * mean:+.1f} [{100 * (mean - half):+.1f}, {100 * (mean + half):+.1f}]"
+                     f" | {int(np.sum(diff > 0))} / {int(np.sum(diff < 0))} | {n:,} | {verdict_text} |")
+    if not lines:
+        return []
+    return ["", "Paired on the same deals:", "", "| setup | against | difference, points [95% CI] | deals only the "
+            "first / only the second won | deals | verdict |", "|---|---|---|---|---|---|", *lines]
 
 
 def limit_markdown(folder: Path) -> list[str]:

@@ -137,7 +137,7 @@ TOP_KEYS = ("name", "game", "difficulty", "setup", "options", "fixed", "space", 
 # [report]: the study's section of ``lotr report`` (tuning.report), with the type of each key
 REPORT_KEYS = {"section": str, "title": str, "order": int, "columns": list, "reason": str, "published": dict,
                "exclude": dict, "best_per": list, "detail": str, "figure": dict, "values": dict, "curves": bool,
-               "rules_random": bool, "config": str, "note": str, "bounds": dict}
+               "rules_random": bool, "config": str, "note": str, "bounds": dict, "pairs": list}
 POSITIVE = {"games", "episodes", "envs", "n_trials", "workers", "heartbeat_interval", "grace_period"}
 CONTEXT = ("setup", "difficulty")  # searched choices that pick a trial's setup or difficulty, not a parameter
 
