@@ -245,6 +245,11 @@ class _Chunks:
         self.next, self.stop, self.largest = 0, games, largest
         self.size = min(FIRST_CHUNK_GAMES, largest)
 
+    def spread(self, workers: int) -> None:
+        """First chunks small enough that every worker has one (a few slow games, Star2.5's minutes each, spread
+        over the workers rather than played in one chunk)."""
+        self.size = max(1, min(self.size, -(-self.stop // workers)))
+
     def take(self) -> tuple[int, int] | None:
         if self.next >= self.stop:
             return None
@@ -322,6 +327,7 @@ def evaluate_setup(
         else:
             with executor(executor_kind, workers if executor_kind == "local" else ray_workers, address) as pool:
                 workers = pool.workers
+                chunks.spread(workers)
                 pending = {}
 
                 def submit() -> None:

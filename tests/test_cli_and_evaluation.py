@@ -93,3 +93,12 @@ def test_wilson_interval_known_values():
 
 def test_normal_half_width_is_the_thesis_formula():
     assert normal_half_width(4530, 100_000) == pytest.approx(0.0013, abs=1e-4)  # Table 3.2: 4.53 +- 0.13
+
+
+def test_a_few_games_spread_over_the_workers():
+    """Two games on two workers are two chunks, one a worker (a Star2.5 game takes minutes: one chunk of all
+    the games would leave a worker idle)."""
+    chunks = []
+    result = evaluate_setup("random-random-random", "easy", games=2, seed=0, workers=2,
+                            on_chunk=lambda ids, rewards: chunks.append(sorted(ids.tolist())))
+    assert result.games == 2 and sorted(chunks) == [[0], [1]]
