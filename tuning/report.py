@@ -364,7 +364,7 @@ def section_markdown(section: Section, runs: dict[str, StudyRun]) -> list[str]:
     oracle = " ORACLE rows read the true deck order: an upper bound, not an honest agent." if any(
         m.oracle for m in trials) else ""
     if section.reason or oracle:
-        lines += ["", (f"Where a row differs: {section.reason}." if section.reason else "") + oracle]
+        lines += ["", ((f"Where a row differs: {section.reason}." if section.reason else "") + oracle).strip()]
     return lines + [""]
 
 
@@ -404,10 +404,10 @@ def limit_markdown(folder: Path) -> list[str]:
                      f"{limit['losses_proven']:,} | {limit['unknown']:,} | [{100 * low:.1f}, {100 * high:.1f}] | "
                      f"[{100 * i_low:.1f}, {100 * i_high:.1f}] | "
                      f"{limit['seconds_attempts'] + limit['seconds_search']:.0f} |")
-    return lines + ["", "No agent, honest or ORACLE, wins more deals than are winnable, so every win rate below is "
-                    "that fraction of the limit divided by the limit: a rate r on a difficulty whose limit lies in "
-                    "[a, b] is between r / b and r / a of it. Winning lines are found by ORACLE searches, losses "
-                    "proven by an exhaustive search (`lotr lotr limit`, `lotr_sim/limit.py`).", ""]
+    return lines + ["", "No agent, honest or ORACLE, wins more deals than are winnable: a win rate r on a difficulty "
+                    "whose limit lies in [a, b] is between r / b and r / a of the limit, and where the limit is "
+                    "100%, every rate below is its own fraction of it. Winning lines are found by ORACLE searches, "
+                    "losses proven by an exhaustive search (`lotr lotr limit`, `lotr_sim/limit.py`).", ""]
 
 
 def bounds_markdown(section: Section, trials: list[Measured]) -> list[str]:
