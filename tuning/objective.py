@@ -51,14 +51,15 @@ def run_trial(trial: optuna.Trial, spec: StudySpec, folder: Path) -> tuple[Setup
         setup = result.setup
         training = {"training_seconds": result.seconds, "best_training_win_rate": result.best_average}
     played = GameOutcomes(spec.games, len(sides(setup, spec.seat)))
-    reported = [0]
+    reported = 0  # games reported to the pruner, in game order
 
     def report(game_ids: np.ndarray, rewards: np.ndarray) -> None:
+        nonlocal reported
         played.add(game_ids, rewards)
         wins = played.prefix()
-        if spec.metrics != ("win_rate",) or wins.size <= reported[0]:  # nothing new in game order yet
+        if spec.metrics != ("win_rate",) or wins.size <= reported:  # nothing new in game order yet
             return
-        reported[0] = wins.size
+        reported = wins.size
         with deferred():
             trial.set_user_attr(OUTCOMES, pack_outcomes(wins))
             trial.report(float(wins.mean()), offset + int(wins.size))
