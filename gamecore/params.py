@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import math
 from dataclasses import dataclass
 from typing import Any
@@ -57,3 +58,25 @@ class Param:
         if not math.isfinite(value) or not self.low <= value <= self.high:
             raise SpecError(problem)
         return value
+
+
+def positive_int(value: str) -> int:
+    """A command-line whole number of at least 1 (an argparse type)."""
+    try:
+        number = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {value!r}") from None
+    if number < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {number}")
+    return number
+
+
+def seed_int(value: str) -> int:
+    """A command-line seed, an integer in [0, 2**64) (an argparse type)."""
+    try:
+        number = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer in [0, 2**64), got {value!r}") from None
+    if not 0 <= number < 2**64:
+        raise argparse.ArgumentTypeError(f"expected an integer in [0, 2**64), got {number}")
+    return number

@@ -31,6 +31,7 @@ from numba import types
 from numba.typed import Dict
 
 from gamecore.jit import allocating, kernel
+from gamecore.params import positive_int, seed_int
 from gamecore.rng import mix64
 from gamecore.stats import wilson_interval
 from lotr_sim import layout as L
@@ -189,10 +190,10 @@ def perfect_information_limit(difficulty: str, deals: int, seed: int, nodes: int
 
 def arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--difficulty", choices=L.DIFFICULTIES, default="hard")
-    parser.add_argument("--deals", type=int, default=1000)
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--nodes", type=int, default=NODES, help="decisions searched per deal before giving up")
-    parser.add_argument("--workers", type=int, default=1, help="processes for the ORACLE searches")
+    parser.add_argument("--deals", type=positive_int, default=1000)
+    parser.add_argument("--seed", type=seed_int, default=0)
+    parser.add_argument("--nodes", type=positive_int, default=NODES, help="decisions searched per deal before giving up")
+    parser.add_argument("--workers", type=positive_int, default=1, help="processes for the ORACLE searches")
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
     parser.add_argument("--out", help="also write the JSON result to this file (lotr report reads docs/limit-*.json)")
 

@@ -16,6 +16,7 @@ from agents.interruption import Interrupted, stop_signals
 from agents.specs import RL_ALGORITHMS, AgentSpec, SpecError, agent_names
 from gamecore import DEFAULT_GAME
 from gamecore.interface import imported
+from gamecore.params import positive_int, seed_int
 from lotr_sim.layout import DIFFICULTIES
 
 
@@ -34,26 +35,6 @@ def _choice(kind: str, valid: tuple[str, ...]):
 
     parse.__name__ = kind
     return parse
-
-
-def _positive(value: str) -> int:
-    try:
-        number = int(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {value!r}") from None
-    if number < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {number}")
-    return number
-
-
-def _seed(value: str) -> int:
-    try:
-        number = int(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected an integer in [0, 2**64), got {value!r}") from None
-    if not 0 <= number < 2**64:
-        raise argparse.ArgumentTypeError(f"expected an integer in [0, 2**64), got {number}")
-    return number
 
 
 def _add_setup_arguments(command: argparse.ArgumentParser) -> None:
@@ -89,15 +70,15 @@ def build_parser(game_name: str | None = None) -> argparse.ArgumentParser:
     play = commands.add_parser("play", help="play one game and print its trace")
     _add_setup_arguments(play)
     play.set_defaults(handler=_play, command_parser=play)
-    play.add_argument("--seed", type=_seed, default=0, help="the game's seed (deal and agents' choices)")
+    play.add_argument("--seed", type=seed_int, default=0, help="the game's seed (deal and agents' choices)")
     play.add_argument("--png", help="also draw the final position to this PNG file (games that draw, e.g. carcassonne)")
 
     evaluate = commands.add_parser("eval", help="win rate of a setup over many games")
     _add_setup_arguments(evaluate)
     evaluate.set_defaults(handler=_eval, command_parser=evaluate)
-    evaluate.add_argument("--games", type=_positive, default=10_000)
-    evaluate.add_argument("--seed", type=_seed, default=0, help="game i is dealt from (seed, i)")
-    evaluate.add_argument("--workers", type=_positive, default=1)
+    evaluate.add_argument("--games", type=positive_int, default=10_000)
+    evaluate.add_argument("--seed", type=seed_int, default=0, help="game i is dealt from (seed, i)")
+    evaluate.add_argument("--workers", type=positive_int, default=1)
     evaluate.add_argument("--json", action="store_true", help="print the result as JSON")
     evaluate.add_argument("--executor", choices=EXECUTORS, default="local",
                           help="where the games run: local processes (--workers) or a Ray cluster")
@@ -116,18 +97,18 @@ def build_parser(game_name: str | None = None) -> argparse.ArgumentParser:
         ("--epsilon", str, "q-macro exploration rate"),
     ):
         train.add_argument(name, type=kind, help=f"every rl stage: {help_text} (same as --set {name[2:]}=...)")
-    train.add_argument("--episodes", type=_positive, default=10_000)
-    train.add_argument("--seed", type=_seed, default=0, help="training deals and network initialisation")
-    train.add_argument("--envs", type=_positive, default=1, help="games stepped together (vectorised training)")
-    train.add_argument("--window", type=_positive, default=1000, help="episodes of the moving win rate")
+    train.add_argument("--episodes", type=positive_int, default=10_000)
+    train.add_argument("--seed", type=seed_int, default=0, help="training deals and network initialisation")
+    train.add_argument("--envs", type=positive_int, default=1, help="games stepped together (vectorised training)")
+    train.add_argument("--window", type=positive_int, default=1000, help="episodes of the moving win rate")
     train.add_argument("--out", help="folder for the checkpoints (agent.toml + weights; final/ for the last ones)")
 
     tune = commands.add_parser("tune", help="hyperparameter studies")
     tune_commands = tune.add_subparsers(dest="tune_command", required=True, parser_class=_Parser)
     run = tune_commands.add_parser("run", help="run or resume the study of a study file")
     run.add_argument("study", help="a study file, e.g. studies/mcts-hpo.toml")
-    run.add_argument("--n-trials", type=_positive, help="trial budget (complete + pruned), overriding the file's")
-    run.add_argument("--workers", type=_positive, help="local worker processes, overriding the file's")
+    run.add_argument("--n-trials", type=positive_int, help="trial budget (complete + pruned), overriding the file's")
+    run.add_argument("--workers", type=positive_int, help="local worker processes, overriding the file's")
     run.add_argument("--storage", help="Optuna storage URL, e.g. postgresql://user@host/db")
     run.add_argument("--out", help="where to export the best configuration (default <name>-best.toml)")
     run.add_argument("--executor", choices=EXECUTORS,
@@ -138,8 +119,8 @@ def build_parser(game_name: str | None = None) -> argparse.ArgumentParser:
     worker = tune_commands.add_parser("worker", help="join a running study (any machine) until its budget is met")
     worker.add_argument("study", help="the study file the study was started from")
     worker.add_argument("--storage", required=True, help="the study's shared storage, e.g. postgresql://...")
-    worker.add_argument("--n-trials", type=_positive, help="trial budget, overriding the file's")
-    worker.add_argument("--wait", type=_positive, default=600,
+    worker.add_argument("--n-trials", type=positive_int, help="trial budget, overriding the file's")
+    worker.add_argument("--wait", type=positive_int, default=600,
                         help="seconds to wait for lotr tune run to start the study (workers launched together)")
     worker.set_defaults(handler=_tune_worker, command_parser=worker)
     export = tune_commands.add_parser("export", help="write the study's best configuration (TOML or JSON)")
