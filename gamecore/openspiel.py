@@ -128,7 +128,9 @@ class SpielGame(pyspiel.Game):
         return SpielState(self)
 
     def state_from_core(self, core: np.ndarray) -> SpielState:
-        """The state of a dealt game's flat array (a copy), as the evaluation harness hands it to an agent."""
+        """The state of a dealt game's flat array (a copy), as the evaluation harness hands it to an agent. Its
+        OpenSpiel history is empty (the deal and the moves that led to it are not known), so it is searched
+        from, not serialised."""
         state = SpielState(self)
         state.ours = self.ours.state_from_core(core)
         return state
