@@ -107,8 +107,8 @@ class SpielGame(pyspiel.Game):
 
     def __init__(self, params: dict | None = None):
         game = self.ours
-        spec = _game_type(game).parameter_specification
-        given = {**spec, **(params or {})}
+        game_type = _game_type(game)
+        given = {**game_type.parameter_specification, **(params or {})}
         self.options = game.check_options({p.name: given[p.name] for p in game.options}, "OpenSpiel game")
         self.first_seed, self.deals = int(given["seed"]), int(given["deals"])
         if self.deals < 1 or self.first_seed < 0:
@@ -122,7 +122,7 @@ class SpielGame(pyspiel.Game):
             utility_sum=1.0 if game.n_players == 2 else None,
             max_game_length=MAX_GAME_LENGTH,
         )
-        super().__init__(_game_type(game), info, given)
+        super().__init__(game_type, info, given)
 
     def new_initial_state(self) -> SpielState:
         return SpielState(self)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -60,23 +61,23 @@ class Param:
         return value
 
 
-def positive_int(value: str) -> int:
-    """A command-line whole number of at least 1 (an argparse type)."""
+def _command_line_integer(value: str, fits: Callable[[int], bool], expected: str, outside: str) -> int:
+    """``value`` as an integer that ``fits``, else argparse's one-line error."""
     try:
         number = int(value)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {value!r}") from None
-    if number < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {number}")
+        raise argparse.ArgumentTypeError(f"expected {expected}, got {value!r}") from None
+    if not fits(number):
+        raise argparse.ArgumentTypeError(f"{outside}, got {number}")
     return number
+
+
+def positive_int(value: str) -> int:
+    """A command-line whole number of at least 1 (an argparse type)."""
+    return _command_line_integer(value, lambda n: n >= 1, "a whole number", "must be at least 1")
 
 
 def seed_int(value: str) -> int:
     """A command-line seed, an integer in [0, 2**64) (an argparse type)."""
-    try:
-        number = int(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected an integer in [0, 2**64), got {value!r}") from None
-    if not 0 <= number < 2**64:
-        raise argparse.ArgumentTypeError(f"expected an integer in [0, 2**64), got {number}")
-    return number
+    return _command_line_integer(value, lambda n: 0 <= n < 2**64, "an integer in [0, 2**64)",
+                                 "expected an integer in [0, 2**64)")

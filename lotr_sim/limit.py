@@ -137,17 +137,17 @@ class Limit:
         ])
 
 
-def deal_states(difficulty: str, seed: int, indices) -> list[np.ndarray]:
-    """The deals ``indices`` of ``seed``, as the evaluation harness deals them."""
+def deal_states(options: dict, seed: int, indices) -> list[np.ndarray]:
+    """The deals ``indices`` of ``seed`` with the game ``options``, as the evaluation harness deals them."""
     from agents.search import compiled
     from lotr_sim import kernels
     from lotr_sim.game import GAME
 
-    options = GAME.option_codes(GAME.check_options({"difficulty": difficulty}))
+    codes = GAME.option_codes(options)
     states = []
     for k in indices:
         S = np.empty(kernels.STATE_SIZE, np.int64)
-        compiled(kernels).deal(S, np.zeros((kernels.N_ROLES, 1), np.uint64), np.uint64(seed), k, options)
+        compiled(kernels).deal(S, np.zeros((kernels.N_ROLES, 1), np.uint64), np.uint64(seed), k, codes)
         states.append(S)
     return states
 
@@ -157,18 +157,20 @@ def perfect_information_limit(difficulty: str, deals: int, seed: int, nodes: int
     """Bound the limit of ``deals`` deals of ``seed`` (``ATTEMPTS``, then ``search`` on the rest)."""
     from agents.evaluation import evaluate_setup, play_side
     from agents.setup import Setup
+    from lotr_sim.game import GAME
 
+    options = GAME.check_options({"difficulty": difficulty})
     won = np.zeros(deals, bool)
     start = time.perf_counter()
     for attempt, (budget, ppn, c, playout) in enumerate(ATTEMPTS):
         setup = Setup.uniform("oracle-mcts").with_params(
             {"budget": budget, "ppn": ppn, "c": c, "playout": playout, "reduction": False})
         if attempt == 0:  # every deal, on the workers
-            result = evaluate_setup(setup, difficulty, games=deals, seed=seed, workers=workers)
+            result = evaluate_setup(setup, games=deals, seed=seed, workers=workers, options=options)
             won[result.game_ids[result.rewards == 1.0]] = True
         else:  # the deals not won yet, one by one
             for k in np.flatnonzero(~won):
-                won[k] = play_side(setup, {"difficulty": difficulty, "full_scenario": False}, 0, seed, k, 1)[0][0] == 1
+                won[k] = play_side(setup, options, 0, seed, k, 1)[0][0] == 1
         if progress:
             print(f"ORACLE mcts budget {budget} ppn {ppn} c {c} {playout}: winning lines so far {int(won.sum()):,} "
                   f"of {deals:,}", flush=True)
@@ -178,7 +180,7 @@ def perfect_information_limit(difficulty: str, deals: int, seed: int, nodes: int
     start = time.perf_counter()
     rest = np.flatnonzero(~won)
     outcomes = []
-    for done, S in enumerate(deal_states(difficulty, seed, rest), 1):
+    for done, S in enumerate(deal_states(options, seed, rest), 1):
         outcomes.append(search(S, np.array([0, nodes], np.int64), Dict.empty(types.int64, types.boolean)))
         if progress and (done % 10 == 0 or done == len(rest)):
             print(f"exhaustive search: {done:,} of {len(rest):,} deals; {outcomes.count(WIN)} won, "
