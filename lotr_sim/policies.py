@@ -1,6 +1,8 @@
-"""The thesis's random agent and expert rules (RULES.md), compiled.
+"""The thesis's random agent and expert rules (RULES.md), and a fixed rule over the RL macro actions, compiled.
 
-Each policy fills an action vector for the pending decision from the state
+The rule (``rule``) is the one the RL agents' macro actions (``agents.rl.actions``) make
+strong on hard: buy allies by willpower per cost, commit every ready character,
+the expert's travel, defense and attack. Each policy fills an action vector for the pending decision from the state
 and its own random stream ``rs``. They read only what the player sees (the
 deck sections are never touched), and what they choose is legal by
 construction: defense and attack choices are made while resolving them on
@@ -41,7 +43,9 @@ from lotr_sim.rules import (
 
 RANDOM = 0
 EXPERT = 1
-POLICY_NAMES = ("random", "expert")
+RULE = 2
+POLICY_NAMES = ("random", "expert", "rule")
+WILLPOWER_PER_COST = WILLPOWER / np.maximum(COST, 1)
 TOOK_BITS = (1 << WANDERING_TOOK_IDS[0]) | (1 << WANDERING_TOOK_IDS[1]) | (1 << WANDERING_TOOK_IDS[2])
 
 
@@ -146,6 +150,18 @@ def random_attack(S, rs, act, scratch):
         target = nth_card(alive, below(rs, popcount(alive)))
         act[c] = target
         strike(scratch, c, target, None)
+
+
+@kernel
+def buy_in_order(S, hand, scores, act):
+    """Buy the cards of ``hand`` from the highest score down, each if still affordable."""
+    avail = total_resources(S)
+    while hand:
+        c = strongest(hand, scores)
+        hand &= ~bit(c)
+        if COST[c] <= avail:
+            act[c] = 1
+            avail -= COST[c]
 
 
 @kernel
@@ -281,7 +297,7 @@ def toughness(S, enemy):
 
 @inline_kernel
 def policy_action(S, policy, rs, act, scratch):
-    """Fill ``act`` with ``policy``'s choice (RANDOM or EXPERT) for the pending decision.
+    """Fill ``act`` with ``policy``'s choice (RANDOM, EXPERT or RULE) for the pending decision.
 
     ``scratch`` is a state-sized array the policy may overwrite."""
     act[:] = L.NO_CHOICE
@@ -299,9 +315,15 @@ def policy_action(S, policy, rs, act, scratch):
             random_attack(S, rs, act, scratch)
     else:
         if phase == L.PLANNING:
-            expert_planning(S, rs, act)
+            if policy == RULE:
+                buy_in_order(S, S[L.ZONE_MASKS + L.HAND], WILLPOWER_PER_COST, act)
+            else:
+                expert_planning(S, rs, act)
         elif phase == L.QUESTING:
-            expert_questing(S, rs, act)
+            if policy == RULE:
+                mark(act, ready(S))
+            else:
+                expert_questing(S, rs, act)
         elif phase == L.TRAVEL:
             expert_travel(S, rs, act)
         elif phase == L.DEFENSE:

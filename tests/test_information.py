@@ -124,7 +124,7 @@ def test_determinize_mixes_the_top_card():
     assert tops == set(g.observation().encounter_deck)
 
 
-@pytest.mark.parametrize("policy", ["random", "expert"])
+@pytest.mark.parametrize("policy", ["random", "expert", "rule"])
 def test_policies_do_not_see_deck_order(decision_states, policy):
     rng = np.random.default_rng(3)
     for i, g in enumerate(decision_states):

@@ -1,4 +1,4 @@
-"""The compiled policies: the thesis's expert rules and random agent (RULES.md)."""
+"""The compiled policies: the thesis's expert rules and random agent (RULES.md), and the macro-action rule."""
 
 import numpy as np
 import pytest
@@ -213,7 +213,32 @@ def test_random_planning_buys_only_what_it_can_afford():
     assert Plan(buy=[GANDALF]) in bought and Plan(buy=[TOOK, TOOK2]) in bought and Plan() in bought
 
 
-@pytest.mark.parametrize("policy", ["random", "expert"])
+# -- rule: the RL macro actions' fixed rule -----------------------------------------------
+
+
+def test_rule_buys_allies_by_willpower_per_cost_while_affordable():
+    """Gandalf 4/5, Rider 2/3, Took 1/2, Tracker 1/4, Lorien Guide 0/3."""
+    g = make_state(phase="planning", hand=[LORIEN, TRACKER, TOOK, RIDER, GANDALF], resources=(2, 2, 1))
+    assert g.policy_action("rule", 0) == Plan(buy=[GANDALF])
+    g = make_state(phase="planning", hand=[LORIEN, TRACKER, TOOK, RIDER], resources=(2, 2, 2))
+    assert g.policy_action("rule", 0) == Plan(buy=[TOOK, RIDER])  # then 1 left: neither Tracker nor Lorien Guide
+    g = make_state(phase="planning", hand=[GANDALF, RIDER], resources=(1, 1, 1))
+    assert g.policy_action("rule", 0) == Plan(buy=[RIDER])  # Gandalf unaffordable: the next in order
+
+
+def test_rule_commits_every_ready_character():
+    g = make_state(phase="questing", in_play=[TRACKER, RIDER], staging=[NECRO_PASS], exhausted=[1])
+    assert g.policy_action("rule", 0) == Quest(commit=[0, 2, TRACKER, RIDER])
+
+
+def test_rule_travels_defends_and_attacks_as_the_expert(decision_states):
+    later = [g for g in decision_states if g.stage.name in ("TRAVEL", "DEFENSE", "ATTACK")]
+    assert {g.stage.name for g in later} == {"TRAVEL", "DEFENSE", "ATTACK"}
+    for i, g in enumerate(later):
+        assert g.policy_action("rule", i) == g.policy_action("expert", i)
+
+
+@pytest.mark.parametrize("policy", ["random", "expert", "rule"])
 def test_policy_actions_depend_on_the_seed_only(policy):
     g = make_state(phase="questing", in_play=[TRACKER, RIDER, TOOK], staging=[ORCS])
     assert {g.policy_action(policy, 5) for _ in range(5)} == {g.policy_action(policy, 5)}

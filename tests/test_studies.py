@@ -397,12 +397,12 @@ def test_the_default_store_is_the_one_that_already_holds_the_study(in_tmp, capsy
         storage_for(spec.name, None, 2)
 
 
-def test_the_shipped_best_agent_beats_the_thesis_on_fresh_deals():
-    """studies/best: the export of study best-hard (test: 97.8% on 10,000 deals of seed 2000003)."""
+def test_the_shipped_rl_agent_beats_the_thesis_on_fresh_deals():
+    """studies/best-rl: the export of study best-hard (test: 97.8% on 10,000 deals of seed 2000003)."""
     from agents.evaluation import evaluate_setup
     from agents.setup import Setup
 
-    best = Setup.load(Path(__file__).parent.parent / "studies" / "best" / "agent.toml")
+    best = Setup.load(Path(__file__).parent.parent / "studies" / "best-rl" / "agent.toml")
     assert not best.is_oracle and best.short_name == "rl-rl-expert-rl-expert"
     result = evaluate_setup(best, "hard", 2000, seed=4242)  # deals neither training nor the study saw
     assert result.wilson_95[0] > 0.953  # the thesis's best honest agent: 95.3 (Table 6.10)

@@ -25,22 +25,10 @@ import numpy as np
 from gamecore.jit import allocating, kernel
 from lotr_sim import layout as L
 from lotr_sim.cards import ATTACK, COST, DEFENSE, HITPOINTS, N_CARDS, WILLPOWER
-from lotr_sim.policies import resolve_defense, strongest
+from lotr_sim.policies import buy_in_order, resolve_defense, strongest
 from lotr_sim.rules import lowest, ready, staging_threat, total_resources
 
 MACRO_ACTIONS = {"planning": 7, "questing": 7, "defense": 4}
-
-
-@kernel
-def buy_in_order(S, hand, scores, act):
-    """Buy the cards of ``hand`` from the highest score down, each if still affordable."""
-    avail = total_resources(S)
-    while hand:
-        c = strongest(hand, scores)
-        hand &= ~(np.int64(1) << c)
-        if COST[c] <= avail:
-            act[c] = 1
-            avail -= COST[c]
 
 
 @kernel
