@@ -37,10 +37,12 @@ class CompiledRollouts:
         self.act = np.empty(self.kernels.ACTION_SIZE, np.int64)
         self.err = np.zeros(4, np.int64)
         self.no_moves = np.empty((0, 3), np.int64)
+        self.no_nets = (np.empty(0), np.empty(0))
 
     def evaluate(self, state) -> np.ndarray:
         work = state.ours.core_state()
-        self.search.play_out(work, self.policy, self.rs, self.act, self.err, np.empty_like(work), self.no_moves)
+        scratch = np.empty_like(work)
+        self.search.play_out(work, self.policy, self.no_nets, self.rs, self.act, self.err, scratch, self.no_moves)
         return np.array([self.kernels.reward(work, p) for p in range(self.kernels.N_PLAYERS)])
 
     def prior(self, state) -> list[tuple[int, float]]:

@@ -79,6 +79,7 @@ from gamecore.row import (
     RAVE_BIAS,
     REWARD,
     REWARD_MARGIN,
+    ROW_WIDTH,
     C,
 )
 
@@ -205,6 +206,26 @@ def _build(game: types.ModuleType) -> types.ModuleType:
             """What the search backs up for ``player`` from the finished game ``S``: the game's reward."""
             return game.reward(S, player)
 
+    net_work = game.NET_WORK if hasattr(game, "net_action") else 0
+
+    @allocating
+    def net_buffers(row):
+        """The ``nets`` of the agent ``row``: its net table (the row's end; empty: no network) and work space."""
+        return row[ROW_WIDTH:], np.empty(net_work)
+
+    if hasattr(game, "net_action"):
+        @kernel
+        def policy_action(D, policy, nets, rs, act, scratch):
+            """The playouts' choice for ``D``: the trained network of the net table ``nets`` that decides its
+            decision, else the compiled ``policy``."""
+            if not game.net_action(D, nets, act, scratch):
+                game.playout_action(D, policy, rs, act, scratch)
+    else:
+        @kernel
+        def policy_action(D, policy, nets, rs, act, scratch):
+            """The playouts' choice for ``D``: the compiled ``policy`` (the game has no trained networks)."""
+            game.playout_action(D, policy, rs, act, scratch)
+
     @kernel
     def best_available(T, V, W, node, D, row, c, act, scratch, err):
         """Count availability of ``node``'s children in ``D``; return the best by UCB1 (NONE if none)."""
@@ -224,10 +245,10 @@ def _build(game: types.ModuleType) -> types.ModuleType:
         return best
 
     @kernel
-    def untried_action(T, node, D, row, rs, act, scratch, err, ws):
+    def untried_action(T, node, D, row, nets, rs, act, scratch, err, ws):
         """Fill ``act`` with a candidate of ``D`` that is not yet a child of ``node``, if one is
         found: the playout policy's choice, else one uniform draw."""
-        game.playout_action(D, np.int64(row[PLAYOUT]), rs, act, scratch)
+        this.policy_action(D, np.int64(row[PLAYOUT]), nets, rs, act, scratch)
         game.canonicalize(D, act)
         for attempt in range(2):
             if attempt == 1 and not game.sample_candidate(D, rs, act, ws, scratch, err):
@@ -239,9 +260,9 @@ def _build(game: types.ModuleType) -> types.ModuleType:
         return False
 
     @kernel
-    def order_root(root, row, rs, keys, n, act, scratch, err):
+    def order_root(root, row, nets, rs, keys, n, act, scratch, err):
         """Put the playout policy's choice first and the other root candidates in random order."""
-        game.playout_action(root, np.int64(row[PLAYOUT]), rs, act, scratch)
+        this.policy_action(root, np.int64(row[PLAYOUT]), nets, rs, act, scratch)
         game.canonicalize(root, act)
         k0, k1 = game.action_key(root, act)
         front = NONE
@@ -259,13 +280,14 @@ def _build(game: types.ModuleType) -> types.ModuleType:
         return n
 
     @kernel
-    def play_out(D, policy, rs, act, err, scratch, moves):
-        """Play ``D`` to its end with the compiled ``policy``. Under MCTS-RAVE (``moves`` not empty) each move
+    def play_out(D, policy, nets, rs, act, err, scratch, moves):
+        """Play ``D`` to its end with the compiled ``policy`` and the trained networks of ``nets``
+        (``policy_action``). Under MCTS-RAVE (``moves`` not empty) each move
         is played in its canonical form and recorded (action key, mover), up to ``len(moves)``; returns the
         number recorded."""
         n = 0
         while not game.is_over(D):
-            game.playout_action(D, policy, rs, act, scratch)
+            this.policy_action(D, policy, nets, rs, act, scratch)
             if n < moves.shape[0]:
                 game.canonicalize(D, act)
                 moves[n, 0], moves[n, 1] = game.action_key(D, act)
@@ -288,9 +310,9 @@ def _build(game: types.ModuleType) -> types.ModuleType:
                 child = T[child, SIBLING]
 
     @kernel
-    def leaf_values(S, playouts, honest, searcher, policy, rs, work, act, err, scratch, values, amaf, margin):
+    def leaf_values(S, playouts, honest, searcher, policy, nets, rs, work, act, err, scratch, values, amaf, margin):
         """Fill ``values`` with each player's mean payoff (``payoff``, of ``margin``) over ``playouts`` games
-        played from ``S`` by the compiled ``policy``.
+        played from ``S`` by the compiled ``policy`` and the networks of ``nets``.
 
         An honest evaluator re-draws the hidden information (as ``searcher`` sees it) before every
         playout; the oracle plays from the true state. ``S`` is left unchanged; ``work`` is a
@@ -306,7 +328,7 @@ def _build(game: types.ModuleType) -> types.ModuleType:
             game.copy(work, S)
             if honest:
                 game.determinize(work, searcher, rs)
-            n_moves = this.play_out(work, policy, rs, act, err, scratch, moves)
+            n_moves = this.play_out(work, policy, nets, rs, act, err, scratch, moves)
             if moves.shape[0] > 0:
                 this.credit_amaf(T, W, path, depth, moves, n_moves, work, margin)
             for p in range(values.shape[0]):
@@ -320,7 +342,7 @@ def _build(game: types.ModuleType) -> types.ModuleType:
         return np.empty_like(S), np.empty_like(S), np.empty_like(S), np.zeros(4, np.int64), np.zeros(game.N_PLAYERS)
 
     @allocating
-    def prepared_root(S, row, rs, attempts, act, scratch, err):
+    def prepared_root(S, row, nets, rs, attempts, act, scratch, err):
         """The root of a search (determinized when honest: from here on only the observation matters),
         its candidate keys (``attempts`` samples when too many to enumerate) and their number, the
         playout policy's choice first."""
@@ -329,7 +351,7 @@ def _build(game: types.ModuleType) -> types.ModuleType:
             game.determinize(root, game.to_move(S), rs)
         keys = np.empty((game.MAX_CANDIDATES, 2), np.int64)
         n_keys = game.root_candidates(root, row, rs, keys, attempts, scratch, err)
-        return root, keys, this.order_root(root, row, rs, keys, n_keys, act, scratch, err)
+        return root, keys, this.order_root(root, row, nets, rs, keys, n_keys, act, scratch, err)
 
     @allocating
     def mcts_decide(S, row, rs, act):
@@ -343,7 +365,8 @@ def _build(game: types.ModuleType) -> types.ModuleType:
         searcher = game.to_move(S)
         scratch, work, D, err, values = this.buffers(S)
         ws = game.workspace()
-        root, keys, n_keys = this.prepared_root(S, row, rs, max(64, 2 * iterations), act, scratch, err)
+        nets = this.net_buffers(row)
+        root, keys, n_keys = this.prepared_root(S, row, nets, rs, max(64, 2 * iterations), act, scratch, err)
         if n_keys == 1:
             game.key_action(keys[0, 0], keys[0, 1], act)
             return
@@ -375,7 +398,7 @@ def _build(game: types.ModuleType) -> types.ModuleType:
                     n_nodes += 1
                 else:
                     best = this.best_available(T, V, W, node, D, row, c, act, scratch, err)
-                    if node != ROOT and this.untried_action(T, node, D, row, rs, act, scratch, err, ws):
+                    if node != ROOT and this.untried_action(T, node, D, row, nets, rs, act, scratch, err, ws):
                         k0, k1 = game.action_key(D, act)
                         child = add_child(T, V, n_nodes, node, k0, k1, mover)
                         n_nodes += 1
@@ -392,7 +415,7 @@ def _build(game: types.ModuleType) -> types.ModuleType:
                 node = child
                 if expanded:
                     break
-            this.leaf_values(D, ppn, honest, searcher, policy, rs, work, act, err, scratch, values,
+            this.leaf_values(D, ppn, honest, searcher, policy, nets, rs, work, act, err, scratch, values,
                              (T, W, path, depth, moves), margin)
             for i in range(depth + 1):
                 T[path[i], VISITS] += 1
@@ -409,7 +432,8 @@ def _build(game: types.ModuleType) -> types.ModuleType:
         margin = row[REWARD] == REWARD_MARGIN
         searcher = game.to_move(S)
         scratch, work, D, err, values = this.buffers(S)
-        root, keys, n = this.prepared_root(S, row, rs, max(64, 2 * budget), act, scratch, err)
+        nets = this.net_buffers(row)
+        root, keys, n = this.prepared_root(S, row, nets, rs, max(64, 2 * budget), act, scratch, err)
         if row[BUDGET_PER] == BUDGET_PER_ACTION:
             per_candidate = budget
         else:
@@ -427,7 +451,8 @@ def _build(game: types.ModuleType) -> types.ModuleType:
                     game.determinize(D, searcher, rs)
                 game.key_action(keys[i, 0], keys[i, 1], act)
                 game.apply(D, act, err)
-                this.leaf_values(D, 1, honest, searcher, policy, rs, work, act, err, scratch, values, no_tree, margin)
+                this.leaf_values(D, 1, honest, searcher, policy, nets, rs, work, act, err, scratch, values, no_tree,
+                                 margin)
                 total += values[searcher]
             if total / per_candidate > best_mean:
                 best_mean = total / per_candidate
@@ -507,7 +532,7 @@ def _build(game: types.ModuleType) -> types.ModuleType:
             if active[i]:
                 waiting[i] = this.play_compiled_roles(states[i], rows, rs[i], act, err, scratch, role_ticks, decisions)
 
-    for function in (payoff, best_available, untried_action, order_root, play_out, credit_amaf, leaf_values, buffers,
+    for function in (payoff, net_buffers, policy_action, best_available, untried_action, order_root, play_out, credit_amaf, leaf_values, buffers,
                      prepared_root, mcts_decide,
                      flat_mc_decide, decide, seed_agents, play_compiled_roles, deal, play_games, advance_batch):
         setattr(this, function.__name__, function)

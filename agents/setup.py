@@ -49,6 +49,7 @@ from agents.specs import PYTHON, AgentKind, AgentSpec, SpecError, agent_kinds
 from lotr_sim.game import STAGES as STAGES  # LOTR's roles, for the modules that name them
 
 FORMAT = 1
+FILE_PARAMS = ("weights", "playout_nets")  # paths; in a configuration file, relative to the file's folder
 COMMON_KEYS = ("format", "game", "setup", "defaults", "metadata")
 SUFFIXES = (".toml", ".json")
 
@@ -71,6 +72,13 @@ def _split_agents(text: str, known_names) -> list[str]:
 def _has_param(kind: AgentKind, name: str) -> bool:
     names = {p.name for p in kind.params}
     return name in names or (name == "reduction" and any(n.startswith("reduction_") for n in names))
+
+
+def _in_folder(params: dict, folder: Path | None) -> dict:
+    """``params`` with the relative paths of its file parameters (``FILE_PARAMS``) taken from ``folder``."""
+    if folder is None:
+        return params
+    return {k: str(Path(folder) / v) if k in FILE_PARAMS and isinstance(v, str) and v else v for k, v in params.items()}
 
 
 def _table(value: Any, where: str, expected: str = "a table") -> dict:
@@ -242,8 +250,13 @@ class Setup:
         ], game=self.game).dump(path, metadata)
 
     def rows(self) -> np.ndarray:
-        """The compiled agent rows, shape (roles, ROW_WIDTH), in role order."""
-        return np.stack([spec.row() for spec in self.agents])
+        """The compiled agent rows in role order, shape (roles, ROW_WIDTH + the longest net table; zeros pad the
+        others: no network)."""
+        rows = [spec.row() for spec in self.agents]
+        out = np.zeros((len(rows), max(len(row) for row in rows)))
+        for out_row, row in zip(out, rows):
+            out_row[: len(row)] = row
+        return out
 
     # ---- configuration files ------------------------------------------------------------------------------------
 
@@ -283,7 +296,7 @@ class Setup:
                 hint = f" (parameters of one role go in [{agent}])" if agent in roles else ""
                 raise SpecError(f"{source}: unknown agent {agent!r} in defaults; valid: {valid_agents}{hint}")
             where = f"{source}: defaults.{agent}"
-            defaults[agent] = AgentSpec.make(agent, where, game, **_table(params, where))
+            defaults[agent] = AgentSpec.make(agent, where, game, **_in_folder(_table(params, where), folder))
 
         specs = []
         for role, base_spec in zip(roles, base.agents):
@@ -295,9 +308,7 @@ class Setup:
                 key = role if plain else f"{role}.agent"
                 raise SpecError(f"{source}: {key} = {agent!r} is invalid; expected one of {valid_agents}")
             spec = defaults[agent] if agent in defaults else AgentSpec.make(agent, game=game)
-            spec = spec.with_params(f"{source}: {role}", **table) if table else spec
-            if folder is not None and spec.as_dict().get("weights"):
-                spec = spec.with_params(role, weights=str(Path(folder) / spec["weights"]))
+            spec = spec.with_params(f"{source}: {role}", **_in_folder(table, folder)) if table else spec
             specs.append(spec)
         return cls(*specs, game=game)
 
@@ -336,10 +347,10 @@ class Setup:
         """Write the configuration (``to_mapping``) as TOML or JSON, by the file's suffix; atomically (a file
         beside it moved into place), so that a kill never leaves half a configuration."""
         data = self.to_mapping(metadata)
-        for role in self.roles:  # weights relative to the file, so that the folder can move
-            if data[role].get("weights"):
-                weights = Path(data[role]["weights"]).resolve()
-                data[role]["weights"] = os.path.relpath(weights, Path(path).resolve().parent)
+        for role in self.roles:  # files relative to the configuration, so that the folder can move
+            for name in FILE_PARAMS:
+                if data[role].get(name):
+                    data[role][name] = os.path.relpath(Path(data[role][name]).resolve(), Path(path).resolve().parent)
         if _suffix(path) == ".toml":
             text = tomli_w.dumps(data)
         else:

@@ -15,7 +15,9 @@ from __future__ import annotations
 import dataclasses
 import functools
 import math
+import os
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -64,6 +66,9 @@ _RL_PARAMS = (
 _BUDGET_PER = Param("budget_per", str, "decision", choices=BUDGET_UNITS,
                     help="flat Monte Carlo: budget playouts per decision, shared by its actions, or for each action")
 _FINAL = Param("final", str, "visits", choices=FINAL_RULES, help="the root action chosen: most visits or best mean")
+_PLAYOUT_NETS = Param("playout_nets", str, "",
+                      help="an agent configuration whose trained networks play their stages in the playouts "
+                           "(greedy, compiled), the playout policy the other stages; empty: none")
 _RAVE = Param("rave", bool, False, help="MCTS-RAVE: all-moves-as-first values blended into the tree policy")
 _RAVE_BIAS = Param("rave_bias", float, 0.1, 0.0, 100.0,
                    help="MCTS-RAVE: b of the minimum-MSE schedule, beta = m / (n + m + 4 b^2 n m)")
@@ -111,10 +116,11 @@ def _agent_kinds(game_name: str) -> dict[str, AgentKind]:
     reward = Param("reward", str, REWARDS[0], choices=rewards,
                    help="what a playout backs up: the outcome (1 win, 0.5 draw, 0 loss) or, in a game with scores, "
                         "the player's score minus the opponent's")
-    search = (_BUDGET, _PPN, _C, playout, *game.search_params, _FINAL, _RAVE, _RAVE_BIAS, reward)
+    nets = (_PLAYOUT_NETS,) if game.playout_nets else ()
+    search = (_BUDGET, _PPN, _C, playout, *nets, *game.search_params, _FINAL, _RAVE, _RAVE_BIAS, reward)
     kinds = [AgentKind(name, code, (), help=f"the compiled {name} policy") for code, name in enumerate(game.policies)]
     kinds += [
-        AgentKind("flat-mc", FLAT_MC, (_BUDGET, playout, *game.search_params, _BUDGET_PER, reward),
+        AgentKind("flat-mc", FLAT_MC, (_BUDGET, playout, *nets, *game.search_params, _BUDGET_PER, reward),
                   help="flat Monte Carlo over the root's actions"),
         AgentKind("mcts", MCTS, search, help="honest information-set MCTS"),
         AgentKind("oracle-mcts", MCTS, search, oracle=True,
@@ -187,6 +193,8 @@ class AgentSpec:
         values = {p.name: p.default for p in kind.params}
         for name, value in params.items():
             values[name] = kind.param(name, where).check(value, where)
+        if values.get(_PLAYOUT_NETS.name):
+            playout_nets(game, values[_PLAYOUT_NETS.name], where)
         return cls(agent, tuple(values.items()), game)
 
     @property
@@ -233,7 +241,29 @@ class AgentSpec:
         row[REWARD] = REWARDS.index(p.get("reward", REWARDS[0]))
         for column, param in enumerate(game.search_params, GAME_COLUMNS):
             row[column] = p.get(param.name, False)
+        if p.get(_PLAYOUT_NETS.name):
+            row = np.concatenate([row, playout_nets(self.game, p[_PLAYOUT_NETS.name])])
         return row
+
+
+def playout_nets(game_name: str, path: str, where: str = "agent") -> np.ndarray:
+    """The net table (``gamecore.interface``) of the trained networks the agent configuration ``path`` names,
+    read once per version of the file; SpecError (one line naming ``where``) if it names none."""
+    try:
+        return _net_table(game_name, str(Path(path).resolve()), os.stat(path).st_mtime_ns)
+    except OSError as error:
+        problem = f"cannot read: {error.strerror}"
+    except SpecError as error:
+        problem = str(error)
+    raise SpecError(f"{where}: playout_nets = {path!r}: {problem}; give an agent configuration with trained "
+                    "rl stages, e.g. studies/best-rl/agent.toml")
+
+
+@functools.lru_cache(maxsize=8)
+def _net_table(game_name: str, path: str, version: int) -> np.ndarray:
+    table = imported(gamecore.load(game_name).playout_nets)(path)
+    table.setflags(write=False)
+    return table
 
 
 def python_agent(role: str, spec: AgentSpec):

@@ -35,7 +35,13 @@ the game's flat ``int64`` state, which the search and the harness
   act, ws, scratch, err)``;
 - optionally ``margin(S, player)``: a finished game's score difference for
   ``player``, which a search with ``reward = "margin"`` backs up instead of
-  ``reward``.
+  ``reward``;
+- optionally ``net_action(S, nets, act, scratch)`` and ``NET_WORK``: the
+  choice of a trained network for ``S``'s pending decision, returning False
+  where none decides; ``nets`` is (net table, ``NET_WORK`` floats of work
+  space), the table packed by ``Game.playout_nets`` and carried at the end of
+  the agent row. A search whose ``playout_nets`` names networks plays its
+  playouts with them (and expands their choice first).
 """
 
 from __future__ import annotations
@@ -123,6 +129,7 @@ class Game:
     draw: str = ""  # "module:function" drawing a state to a PNG file, (state, path) -> path (lotr play --png)
     state_from_core: Callable[[np.ndarray], Any] | None = None  # the Python state of a flat state array (a copy)
     max_legal_actions: int = 0  # a bound on len(legal_actions()) where MAX_CANDIDATES is not one (OpenSpiel's form)
+    playout_nets: str = ""  # "module:function": an agent configuration file -> its trained networks' net table
 
     @property
     def by_seat(self) -> bool:

@@ -1,6 +1,6 @@
 """The thesis's random agent and expert rules (RULES.md), and a fixed rule over the RL macro actions, compiled.
 
-The rule (``rule``) is the one the RL agents' macro actions (``agents.rl.actions``) make
+The rule (``rule``) is the one the RL agents' macro actions (``lotr_sim.decoders``) make
 strong on hard: buy allies by willpower per cost, commit every ready character,
 the expert's travel, defense and attack. Each policy fills an action vector for the pending decision from the state
 and its own random stream ``rs``. They read only what the player sees (the

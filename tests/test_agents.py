@@ -155,7 +155,7 @@ def test_eval_reads_a_config_file_and_applies_set(capsys, tmp_path):
 @pytest.mark.parametrize(
     "argv, expected",
     [
-        (("--setup", "random-mtcs-mcts"), "unknown agent 'mtcs' at questing; valid: random, expert, flat-mc, mcts"),
+        (("--setup", "random-mtcs-mcts"), "unknown agent 'mtcs' at questing; valid: random, expert, rule, flat-mc, mcts"),
         (("--setup", "random-mcts"), "expected 1 agent, 3 parts"),
         (("--setup", "random-mcts-mcts", "--set", "questing.depth=3"), "mcts has no parameter 'depth'"),
         (("--setup", "random-mcts-mcts", "--set", "ppn=0"), "ppn = 0 is invalid; expected an integer in [1, 100000]"),

@@ -7,13 +7,13 @@ from conftest import make_state, run_cli
 from agents.batch import N_UNIFORMS
 from agents.evaluation import evaluate_setup
 from agents.rl import ALGORITHMS, make_learner
-from agents.rl.actions import MACRO_ACTIONS, macro_action
-from agents.rl.encoding import encode, encoding_size
 from agents.rl.train import save_checkpoint, train
 from agents.setup import Setup
 from agents.specs import AgentSpec, SpecError
 from lotr_sim.actions import decode
 from lotr_sim.cards import N_CARDS
+from lotr_sim.decoders import MACRO_ACTIONS, macro_action
+from lotr_sim.encoding import encode, encoding_size
 
 STAGE_OF = {"planning": 1, "questing": 2, "defense": 5}
 
@@ -65,7 +65,7 @@ def test_every_macro_action_is_legal(decision_states):
             continue
         S = game.core_state()
         for index in range(MACRO_ACTIONS[stage]):
-            macro_action(S, index, act, np.empty_like(S))
+            macro_action(S, index, act, np.empty_like(S), np.empty(N_CARDS))
             assert game.is_legal(decode(game.stage, act)), (stage, index, game.why_illegal(decode(game.stage, act)))
             seen += 1
     assert seen > 300
@@ -78,7 +78,7 @@ def test_macro_actions_follow_their_definitions():
     S = game.core_state()
     bought = {}
     for index in range(7):
-        macro_action(S, index, act, np.empty_like(S))
+        macro_action(S, index, act, np.empty_like(S), np.empty(N_CARDS))
         bought[index] = set(np.flatnonzero(act == 1))
     assert bought[0] == {15, 12}  # willpower per cost: Gandalf .8, Rider .67, Guide 0
     assert bought[5] == {15, 3}  # defense per cost: Gandalf .8, Guide .33
@@ -86,21 +86,21 @@ def test_macro_actions_follow_their_definitions():
     # Questing against staging threat 4: "everything" commits all; b = 1 commits Eowyn (4 willpower) only.
     game = make_state(phase="questing", staging=(22, 23))
     S = game.core_state()
-    macro_action(S, 0, act, np.empty_like(S))
+    macro_action(S, 0, act, np.empty_like(S), np.empty(N_CARDS))
     assert set(np.flatnonzero(act == 1)) == {0, 1, 2}
-    macro_action(S, 1, act, np.empty_like(S))
+    macro_action(S, 1, act, np.empty_like(S), np.empty(N_CARDS))
     assert set(np.flatnonzero(act == 1)) == {1}
     # Defense: "no defenders" sends every attack to a hero; "strongest" (defense + hitpoints left) blocks
     # with Dunhere (1 + 4), tied with Eleanor (2 + 3) and lower id; "lowest willpower" also picks Dunhere (1).
     game = make_state(phase="defense", engaged=(18,))
     S = game.core_state()
-    macro_action(S, 3, act, np.empty_like(S))
+    macro_action(S, 3, act, np.empty_like(S), np.empty(N_CARDS))
     assert act[18] >= 64
-    macro_action(S, 0, act, np.empty_like(S))
+    macro_action(S, 0, act, np.empty_like(S), np.empty(N_CARDS))
     assert act[18] == 0
     game = make_state(phase="defense", engaged=(18,), damage={0: 3})  # Dunhere 1 + 1 left: Eleanor now
     S = game.core_state()
-    macro_action(S, 0, act, np.empty_like(S))
+    macro_action(S, 0, act, np.empty_like(S), np.empty(N_CARDS))
     assert act[18] == 2
 
 

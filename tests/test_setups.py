@@ -13,7 +13,7 @@ from agents import specs
 from agents.setup import STAGES, Setup, parse_assignment
 from agents.specs import AgentSpec, SpecError
 
-VALID_AGENTS = "random, expert, flat-mc, mcts, oracle-mcts"
+VALID_AGENTS = "random, expert, rule, flat-mc, mcts, oracle-mcts"
 
 
 def one_line_error(call, *args, **kwargs) -> str:
@@ -295,7 +295,7 @@ def test_written_files_are_self_contained(tmp_path):
         ({"setup": "random-foo-mcts"}, "cfg: setup 'random-foo-mcts': unknown agent 'foo' at questing; valid:"),
         ({"setup": "mcts-mcts"}, "cfg: setup 'mcts-mcts': expected 1 agent, 3 parts"),
         ({"defaults": {"ucts": {}}}, f"cfg: unknown agent 'ucts' in defaults; valid: {VALID_AGENTS}"),
-        ({"defaults": {"questing": {}}}, "unknown agent 'questing' in defaults; valid: random, expert"),
+        ({"defaults": {"questing": {}}}, "unknown agent 'questing' in defaults; valid: random, expert, rule"),
         ({"defaults": {"mcts": 3}}, "cfg: defaults.mcts: expected a table, got int"),
         ({"defaults": {"mcts": {"budget": 0}}}, "cfg: defaults.mcts.budget = 0 is invalid; expected an integer in"),
         ({"defaults": {"mcts": {"ppm": 1}}}, "cfg: defaults.mcts: mcts has no parameter 'ppm'; its parameters: budget"),

@@ -1,4 +1,5 @@
-"""Reinforcement-learning agents (thesis chapter 5): state encodings, action decoders, three algorithms."""
+"""Reinforcement-learning agents (thesis chapter 5): three algorithms over the compiled state encodings and action
+decoders of LOTR (``lotr_sim.encoding``, ``lotr_sim.decoders``)."""
 
 from __future__ import annotations
 

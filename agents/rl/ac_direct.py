@@ -20,9 +20,9 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from agents.rl.actions import choice_context, direct_buy, direct_commit, direct_defend
 from agents.rl.common import Learner, actor_critic_update, categorical
 from lotr_sim.cards import ALLY_FIRST, COST, ENEMY_FIRST, N_CARDS
+from lotr_sim.decoders import choice_context, direct_buy, direct_commit, direct_defend
 
 N_ALLIES = ENEMY_FIRST - ALLY_FIRST
 N_CHARACTERS = ENEMY_FIRST
@@ -83,12 +83,13 @@ class ACDirect(Learner):
         chosen = eligible & ((probs > 0.5) if greedy else (uniforms[:, :N_CHARACTERS] < probs))
         acts = np.empty((n, N_CARDS), np.int64)
         scratch = np.empty(states.shape[1], np.int64)
+        scores = np.empty(N_CARDS)
         for i in range(n):
             mask = int(np.sum(chosen[i].astype(np.int64) << np.arange(N_CHARACTERS)))
             if self.stage == "questing":
                 direct_commit(states[i], mask, acts[i])
             else:
-                direct_defend(states[i], mask, acts[i], scratch)
+                direct_defend(states[i], mask, acts[i], scratch, scores)
         return acts, {"eligible": eligible, "chosen": chosen}
 
     def learn(self, obs, choices, reward, next_obs, done, discount):

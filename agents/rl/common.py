@@ -14,8 +14,8 @@ import numpy as np
 import torch
 from torch import nn
 
-from agents.rl.encoding import encode_batch, encoding_size
 from agents.specs import AgentSpec
+from lotr_sim.encoding import encode_batch, encoding_size
 
 GAMMA = 0.99
 RL_STAGES = ("planning", "questing", "defense")

@@ -15,12 +15,12 @@ import gymnasium as gym
 import numpy as np
 
 from agents.batch import GameBatch
-from agents.rl.actions import MACRO_ACTIONS, macro_action
 from agents.rl.common import RL_STAGES
-from agents.rl.encoding import encode, encoding_size
 from agents.setup import STAGES, Setup
 from agents.specs import AgentSpec
 from lotr_sim.cards import N_CARDS
+from lotr_sim.decoders import MACRO_ACTIONS, macro_action
+from lotr_sim.encoding import encode, encoding_size
 
 MAX_FEATURE = 100.0  # integer features (round, resources, threat) stay far below
 
@@ -44,6 +44,7 @@ class StageEnv(gym.Env):
         self.action_space = gym.spaces.Discrete(MACRO_ACTIONS[stage])
         self._act = np.empty(N_CARDS, np.int64)
         self._scratch = np.empty(self._batch.states.shape[1], np.int64)
+        self._scores = np.empty(N_CARDS)
 
     def _observe(self) -> tuple[np.ndarray, dict]:
         obs = np.empty(self.observation_space.shape, np.float32)
@@ -61,7 +62,7 @@ class StageEnv(gym.Env):
     def step(self, action):
         if not self.action_space.contains(action):
             raise ValueError(f"action {action!r} is not in {self.action_space}")
-        macro_action(self._batch.states[0], int(action), self._act, self._scratch)
+        macro_action(self._batch.states[0], int(action), self._act, self._scratch, self._scores)
         self._batch.apply(np.array([0]), self._act[None, :])
         self._batch.advance()
         obs, info = self._observe()

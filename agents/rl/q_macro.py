@@ -11,9 +11,9 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from agents.rl.actions import MACRO_ACTIONS, macro_batch
 from agents.rl.common import GAMMA, Learner
 from lotr_sim.cards import N_CARDS
+from lotr_sim.decoders import MACRO_ACTIONS, macro_batch
 
 
 class QMacro(Learner):

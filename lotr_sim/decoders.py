@@ -29,6 +29,7 @@ from lotr_sim.policies import buy_in_order, resolve_defense, strongest
 from lotr_sim.rules import lowest, ready, staging_threat, total_resources
 
 MACRO_ACTIONS = {"planning": 7, "questing": 7, "defense": 4}
+WEAKNESS = -ATTACK
 
 
 @kernel
@@ -44,15 +45,15 @@ def commit_in_order(S, scores, act):
         committed += WILLPOWER[c]
 
 
-@allocating
+@kernel
 def defend_in_order(S, defenders, defender_scores, skip_weakest, act, scratch):
     """The best-scored ``defenders`` meet the strongest attackers; the rest go undefended."""
     attackers = S[L.ZONE_MASKS + L.ENGAGED]
     if skip_weakest and attackers:
-        weakest = strongest(attackers, -ATTACK.astype(np.float64))
+        weakest = strongest(attackers, WEAKNESS)
         attackers &= ~(np.int64(1) << weakest)
     while attackers and defenders:
-        e = strongest(attackers, ATTACK.astype(np.float64))
+        e = strongest(attackers, ATTACK)
         d = strongest(defenders, defender_scores)
         act[e] = d
         attackers &= ~(np.int64(1) << e)
@@ -60,20 +61,19 @@ def defend_in_order(S, defenders, defender_scores, skip_weakest, act, scratch):
     resolve_defense(S, act, scratch)
 
 
-@allocating
-def sturdiness(S):
-    scores = np.zeros(N_CARDS)
+@kernel
+def sturdiness(S, scores):
+    """``scores`` = each card's defense plus hitpoints left."""
     for c in range(N_CARDS):
         scores[c] = DEFENSE[c] + HITPOINTS[c] - S[L.DAMAGE + c]
-    return scores
 
 
-@allocating
-def macro_action(S, index, act, scratch):
-    """Fill ``act`` with macro action ``index`` of the pending planning, questing or defense decision."""
+@kernel
+def macro_action(S, index, act, scratch, scores):
+    """Fill ``act`` with macro action ``index`` of the pending planning, questing or defense decision;
+    ``scores`` is a work array of N_CARDS floats."""
     act[:] = L.NO_CHOICE
     phase = S[L.PHASE]
-    scores = np.zeros(N_CARDS)
     if phase == L.PLANNING:
         for c in range(N_CARDS):
             if index < 6:
@@ -98,7 +98,7 @@ def macro_action(S, index, act, scratch):
             for c in range(N_CARDS):
                 scores[c] = -WILLPOWER[c]
         else:
-            scores = sturdiness(S)
+            sturdiness(S, scores)
         defenders = ready(S) if index < 3 else np.int64(0)
         defend_in_order(S, defenders, scores, index == 1, act, scratch)
 
@@ -125,11 +125,13 @@ def direct_commit(S, chosen, act):
         m &= m - 1
 
 
-@allocating
-def direct_defend(S, volunteers, act, scratch):
-    """The ready characters of ``volunteers`` defend, the sturdiest against the strongest attackers."""
+@kernel
+def direct_defend(S, volunteers, act, scratch, scores):
+    """The ready characters of ``volunteers`` defend, the sturdiest against the strongest attackers; ``scores``
+    is a work array of N_CARDS floats."""
     act[:] = L.NO_CHOICE
-    defend_in_order(S, volunteers & ready(S), sturdiness(S), False, act, scratch)
+    sturdiness(S, scores)
+    defend_in_order(S, volunteers & ready(S), scores, False, act, scratch)
 
 
 @kernel
@@ -142,5 +144,6 @@ def choice_context(S):
 def macro_batch(states, indices, acts):
     """Row i of ``acts`` = macro action ``indices[i]`` of ``states[i]``."""
     scratch = np.empty(states.shape[1], np.int64)
+    scores = np.empty(N_CARDS)
     for i in range(states.shape[0]):
-        macro_action(states[i], indices[i], acts[i], scratch)
+        macro_action(states[i], indices[i], acts[i], scratch, scores)
