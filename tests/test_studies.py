@@ -406,3 +406,17 @@ def test_the_shipped_rl_agent_beats_the_thesis_on_fresh_deals():
     assert not best.is_oracle and best.short_name == "rl-rl-expert-rl-expert"
     result = evaluate_setup(best, "hard", 2000, seed=4242)  # deals neither training nor the study saw
     assert result.wilson_95[0] > 0.953  # the thesis's best honest agent: 95.3 (Table 6.10)
+
+
+@pytest.mark.slow
+def test_the_shipped_search_agent_beats_the_rl_agent_with_no_trained_component():
+    """studies/best: the export of study search-hard (test: 99.75% on 10,000 deals of seed 2000003), honest and
+    with no network anywhere, not in a stage and not in its playouts."""
+    from agents.evaluation import evaluate_setup
+    from agents.setup import Setup
+
+    best = Setup.load(Path(__file__).parent.parent / "studies" / "best" / "agent.toml")
+    assert not best.is_oracle and not best.has_trained_agents
+    assert not any(spec.as_dict().get("playout_nets") for spec in best.agents)
+    result = evaluate_setup(best, "hard", 500, seed=4242)  # deals neither the study nor its validation saw
+    assert result.wilson_95[0] > 0.978  # studies/best-rl's 97.8% on the test deals
