@@ -20,8 +20,11 @@ playouts per decision, ``ppn`` of them per leaf). Each iteration
    availability count grows); a candidate not yet in the tree is expanded
    (the playout policy's choice first, then uniform draws), otherwise the
    available child with the highest UCB1 ``mean + c sqrt(2 ln avail / n)`` is
-   followed (Cowling, Powley and Whitehouse 2012). Chance events come from
-   the determinization, never chosen;
+   followed (Cowling, Powley and Whitehouse 2012). With ``prior`` on
+   (progressive bias, Chaslot et al. 2008), the child the playout policy, or
+   the networks of ``playout_nets``, would choose in this determinization
+   adds ``prior / (n + 1)``: knowledge that leads the first visits and fades
+   as they grow. Chance events come from the determinization, never chosen;
 3. evaluates the new leaf by ``ppn`` playouts of the row's playout policy,
    one reward per player;
 4. backs the rewards up the path, each node taking the reward of the player
@@ -74,6 +77,7 @@ from gamecore.row import (
     ORACLE,
     PLAYOUT,
     PPN,
+    PRIOR,
     PYTHON,
     RAVE,
     RAVE_BIAS,
@@ -227,8 +231,16 @@ def _build(game: types.ModuleType) -> types.ModuleType:
             game.playout_action(D, policy, rs, act, scratch)
 
     @kernel
-    def best_available(T, V, W, node, D, row, c, act, scratch, err):
-        """Count availability of ``node``'s children in ``D``; return the best by UCB1 (NONE if none)."""
+    def best_available(T, V, W, node, D, row, nets, rs, c, act, scratch, err):
+        """Count availability of ``node``'s children in ``D``; return the best by UCB1 (NONE if none), the
+        playout policy's choice in ``D`` raised by the progressive bias ``prior / (n + 1)`` when the row's
+        ``prior`` is on."""
+        prior = row[PRIOR]
+        k0 = k1 = np.int64(0)
+        if prior > 0.0:
+            this.policy_action(D, np.int64(row[PLAYOUT]), nets, rs, act, scratch)
+            game.canonicalize(D, act)
+            k0, k1 = game.action_key(D, act)
         best = NONE
         best_score = -np.inf
         child = T[node, CHILD]
@@ -238,6 +250,8 @@ def _build(game: types.ModuleType) -> types.ModuleType:
                 if node == ROOT or game.is_candidate(D, act, row, scratch, err):
                     T[child, AVAIL] += 1
                     score = ucb(T, V, W, child, c, row[RAVE] != 0, row[RAVE_BIAS])
+                    if prior > 0.0 and T[child, K0] == k0 and T[child, K1] == k1:
+                        score += prior / (T[child, VISITS] + 1)
                     if score > best_score:
                         best_score = score
                         best = child
@@ -392,12 +406,12 @@ def _build(game: types.ModuleType) -> types.ModuleType:
                 expanded = True
                 mover = game.to_move(D)
                 if node == ROOT and next_root_key < n_keys:
-                    this.best_available(T, V, W, node, D, row, c, act, scratch, err)
+                    this.best_available(T, V, W, node, D, row, nets, rs, c, act, scratch, err)
                     child = add_child(T, V, n_nodes, ROOT, keys[next_root_key, 0], keys[next_root_key, 1], mover)
                     next_root_key += 1
                     n_nodes += 1
                 else:
-                    best = this.best_available(T, V, W, node, D, row, c, act, scratch, err)
+                    best = this.best_available(T, V, W, node, D, row, nets, rs, c, act, scratch, err)
                     if node != ROOT and this.untried_action(T, node, D, row, nets, rs, act, scratch, err, ws):
                         k0, k1 = game.action_key(D, act)
                         child = add_child(T, V, n_nodes, node, k0, k1, mover)

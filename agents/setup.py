@@ -78,7 +78,8 @@ def _in_folder(params: dict, folder: Path | None) -> dict:
     """``params`` with the relative paths of its file parameters (``FILE_PARAMS``) taken from ``folder``."""
     if folder is None:
         return params
-    return {k: str(Path(folder) / v) if k in FILE_PARAMS and isinstance(v, str) and v else v for k, v in params.items()}
+    return {k: os.path.normpath(Path(folder) / v) if k in FILE_PARAMS and isinstance(v, str) and v else v
+            for k, v in params.items()}
 
 
 def _table(value: Any, where: str, expected: str = "a table") -> dict:
@@ -363,10 +364,11 @@ class Setup:
 def parse_assignment(text: str) -> tuple[str, Any]:
     """A command-line "key=value" ("questing.budget=40", "c=1.5", "reduction_defense=false") as (key, typed value).
 
-    The value is an int, else a float, else true/false, else the string itself."""
+    The value is an int, else a float, else true/false, else the string itself (empty: "playout_nets=" clears
+    a file parameter)."""
     key, eq, raw = (part.strip() for part in text.partition("="))
     names = key.split(".")
-    if not eq or not raw or len(names) > 2 or not all(names):
+    if not eq or len(names) > 2 or not all(names):
         raise SpecError(f"--set {text!r}: expected key=value or stage.key=value, e.g. budget=40 or questing.c=1.5")
     for convert in (int, float):
         try:

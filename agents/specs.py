@@ -38,6 +38,7 @@ from gamecore.row import (
     ORACLE,
     PLAYOUT,
     PPN,
+    PRIOR,
     PYTHON,
     RAVE,
     RAVE_BIAS,
@@ -72,6 +73,9 @@ _PLAYOUT_NETS = Param("playout_nets", str, "",
 _RAVE = Param("rave", bool, False, help="MCTS-RAVE: all-moves-as-first values blended into the tree policy")
 _RAVE_BIAS = Param("rave_bias", float, 0.1, 0.0, 100.0,
                    help="MCTS-RAVE: b of the minimum-MSE schedule, beta = m / (n + m + 4 b^2 n m)")
+_PRIOR = Param("prior", float, 0.0, 0.0, 1000.0,
+               help="progressive bias: at each node the playout policy's choice (playout_nets' where they decide) "
+                    "gains prior / (n + 1) in the tree policy; 0: off")
 
 
 @dataclass(frozen=True)
@@ -117,7 +121,7 @@ def _agent_kinds(game_name: str) -> dict[str, AgentKind]:
                    help="what a playout backs up: the outcome (1 win, 0.5 draw, 0 loss) or, in a game with scores, "
                         "the player's score minus the opponent's")
     nets = (_PLAYOUT_NETS,) if game.playout_nets else ()
-    search = (_BUDGET, _PPN, _C, playout, *nets, *game.search_params, _FINAL, _RAVE, _RAVE_BIAS, reward)
+    search = (_BUDGET, _PPN, _C, playout, *nets, *game.search_params, _FINAL, _RAVE, _RAVE_BIAS, _PRIOR, reward)
     kinds = [AgentKind(name, code, (), help=f"the compiled {name} policy") for code, name in enumerate(game.policies)]
     kinds += [
         AgentKind("flat-mc", FLAT_MC, (_BUDGET, playout, *nets, *game.search_params, _BUDGET_PER, reward),
@@ -238,6 +242,7 @@ class AgentSpec:
         row[BUDGET_PER] = BUDGET_UNITS.index(p.get("budget_per", BUDGET_UNITS[0]))
         row[RAVE] = p.get("rave", False)
         row[RAVE_BIAS] = p.get("rave_bias", 0.0)
+        row[PRIOR] = p.get("prior", 0.0)
         row[REWARD] = REWARDS.index(p.get("reward", REWARDS[0]))
         for column, param in enumerate(game.search_params, GAME_COLUMNS):
             row[column] = p.get(param.name, False)

@@ -5,9 +5,9 @@ search options (LOTR's action reductions) take the columns from
 ``GAME_COLUMNS`` on, named by the game (``Game.search_params``).
 """
 
-KIND, BUDGET, PPN, C, PLAYOUT, FINAL, ORACLE, BUDGET_PER, RAVE, RAVE_BIAS, REWARD = range(11)
-GAME_COLUMNS = 11
-ROW_WIDTH = 14
+KIND, BUDGET, PPN, C, PLAYOUT, FINAL, ORACLE, BUDGET_PER, RAVE, RAVE_BIAS, REWARD, PRIOR = range(12)
+GAME_COLUMNS = 12
+ROW_WIDTH = 15
 FINAL_RULES = ("visits", "mean")  # most visits | best mean
 BUDGET_UNITS = ("decision", "action")  # flat Monte Carlo: the budget shared by the root's actions | for each
 BUDGET_PER_ACTION = BUDGET_UNITS.index("action")

@@ -120,6 +120,21 @@ def test_mcts_with_budget_one_plays_like_its_random_playout_policy():
     assert abs(mcts.win_rate - base.win_rate) < 4 * np.sqrt(0.25 / 10_000), (mcts.report(), base.report())
 
 
+def test_a_strong_prior_makes_mcts_follow_its_playout_policy(decision_states):
+    """Progressive bias: prior far above any mean gives the playout policy's choice the visits, so the search
+    plays the policy (up to the decisions where that choice depends on hidden cards, redrawn in each
+    determinization); without it the playouts decide, and often otherwise."""
+    states = [g for g in decision_states if len(g.legal_actions()) > 1][::3]
+    rule = [Agent(AgentSpec.make("rule"), seed=i).act(g) for i, g in enumerate(states)]
+
+    def agreement(prior: float) -> float:
+        spec = AgentSpec.make("mcts", budget=60, ppn=1, playout="rule", prior=prior, reduction=False)
+        return float(np.mean([Agent(spec, seed=i).act(g) == rule[i] for i, g in enumerate(states)]))
+
+    strong, none = agreement(1000.0), agreement(0.0)
+    assert len(states) > 100 and strong > 0.95 and none < strong - 0.15, (strong, none)
+
+
 def test_evaluation_is_identical_with_one_and_two_workers():
     setup = Setup.parse("random-mcts-mcts").with_params({"budget": 40, "ppn": 10})
     one = evaluate_setup(setup, "hard", games=120, seed=2, workers=1)

@@ -206,7 +206,7 @@ def test_the_two_player_best_agent_claim_is_made_seat_by_seat():
     validation = {"win_rate": 0.5, "wilson_95": [0.49, 0.51], "games": 40_000, "seed": 1000003}
     best = Measured(spec.name, 3, "mcts-dp", False, None, {}, Setup.parse("mcts-dp", "loveletter"), 0.51, 0.5, 0.52,
                     6000, 0.0001, chosen={"test": test, "validation": validation})
-    text = "\n".join(best_markdown(section, StudyRun(spec, [best])))
+    text = "\n".join(best_markdown(section, StudyRun(spec, [best]), best))
     assert "first seat 58.00% [57.70, 58.30] on 100,000: above dp-dp's 56.90 (Tables 6, 11)" in text
     assert "second seat 43.00% [42.70, 43.30] on 100,000: not above dp-dp's 43.09 (Tables 6, 11)" in text
     assert "--games 100000 --seed 2000003 --seat both" in text

@@ -144,3 +144,5 @@ def test_a_two_trial_tpe_study_tunes_mcts_on_nim(in_tmp):
     exported = Setup.load(result.exported)
     assert exported.game == "nim" and exported.first.agent == "mcts"
     assert exported.first["budget"] == study.trials[result.selection["trial"]].params["first.budget"]
+    metadata = Setup.read_mapping(result.exported)["metadata"]  # each seat's figure, for the report
+    assert metadata["test_seats"] == result.selection["test"]["seats"] and "seats" in result.selection["test"]

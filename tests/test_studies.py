@@ -372,12 +372,34 @@ def test_the_best_agent_claim_needs_its_whole_interval_above_the_thesis():
         validation = {"win_rate": 0.97, "wilson_95": [0.965, 0.975], "games": 10_000, "seed": 1000003}
         best = Measured("best-hard", 7, "rl-rl-rl", False, "hard", {}, Setup.parse("rl-rl-expert-rl-expert"),
                         0.97, 0.96, 0.98, 2000, 0.0001, chosen={"test": test, "validation": validation})
-        return "\n".join(best_markdown(section, StudyRun(spec, [best])))
+        return "\n".join(best_markdown(section, StudyRun(spec, [best]), best))
 
     assert "our interval is above 95.3" in claim(0.955, 0.962)
     assert "our interval is not above 95.3" in claim(0.950, 0.957)  # the point above, the interval not
     assert "--games 10000 --seed 2000003" in claim(0.955, 0.962)
-    assert "not run" in "\n".join(best_markdown(section, StudyRun(spec, None)))
+    assert "not run" in "\n".join(best_markdown(section, StudyRun(spec, None), None))
+
+
+def test_a_lost_store_leaves_the_best_agent_section_to_its_export(in_tmp, capsys):
+    shipped = (Path(__file__).parent.parent / "studies" / "search-hard.toml").read_text()
+    study = in_tmp / "grid.toml"
+    study.write_text(GRID_STUDY.replace("top_k = 0", "top_k = 2\ngames = 20\n[test]\ngames = 40")
+                     + shipped[shipped.index("[report]"):].replace("studies/best/agent.toml", "best/agent.toml"))
+    assert run_cli(capsys, "tune", "run", str(study), "--out", "best/agent.toml")[0] == 0
+
+    def report() -> str:
+        code, _, err = run_cli(capsys, "report", str(study), "--out", "results.md")
+        assert code == 0, err
+        text = (in_tmp / "results.md").read_text()
+        return text[text.index("## Beyond the thesis"):]
+
+    from_the_store = report()
+    assert "on 40 fresh games** (chosen on validation" in from_the_store
+    (in_tmp / "grid.db").unlink()  # the store is lost (git-ignored, a new machine); the export is committed
+    (in_tmp / "results.md").unlink()  # and no earlier report keeps the section
+    from_the_export = report()
+    assert from_the_export == from_the_store
+    assert "| `grid` | not here; its choice in `best/agent.toml` |" in (in_tmp / "results.md").read_text()
 
 
 def test_the_default_store_is_the_one_that_already_holds_the_study(in_tmp, capsys):

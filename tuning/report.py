@@ -8,7 +8,8 @@ figure with its interval. A row *agrees* when the two intervals overlap,
 *differs* (with the known reason) when they do not, and is *not run* when the
 study has no trial for it. Figures: a section's win rate against a parameter,
 the learning curves of the studies that ask for them, and the Pareto front of
-two-objective studies. Nothing here names a study: a new experiment is a study
+two-objective studies. A best-agent section (a study that exports its choice) reads the chosen trial from
+the study's storage, else from the export's own record. Nothing here names a study: a new experiment is a study
 file with its ``[report]`` table.
 """
 
@@ -504,12 +505,34 @@ def _order(value) -> tuple:
     return (2, 0, str(value))
 
 
-def best_markdown(section: Section, run: StudyRun) -> list[str]:
+def chosen_trial(section: Section, run: StudyRun, root: Path = Path(".")) -> Measured | None:
+    """A best-agent section's chosen trial: from the study's store, else as the export (``section.config``,
+    committed beside the code) records it when the store is not here, so a lost store does not take the choice
+    and its figures with it."""
+    best = next((m for m in run.trials or [] if m.chosen), None)
+    path = root / section.config
+    if best is not None or run.trials is not None or not path.is_file():
+        return best
+    metadata = Setup.read_mapping(path).get("metadata", {})
+    if metadata.get("study") != run.spec.name or "test_win_rate" not in metadata:
+        return None
+    config = Setup.load(path)
+    chosen = {kind: {"win_rate": metadata[f"{kind}_win_rate"], "wilson_95": metadata[f"{kind}_wilson_95"],
+                     "games": metadata[f"{kind}_games"], "seed": metadata[f"{kind}_seed"],
+                     **({"seats": metadata[f"{kind}_seats"]} if f"{kind}_seats" in metadata else {})}
+              for kind in ("test", "validation", "search")}
+    low, high = chosen["search"]["wilson_95"]
+    return Measured(study=run.spec.name, number=metadata["trial"], label=config.short_name, oracle=config.is_oracle,
+                    difficulty=metadata.get("difficulty"), params={}, config=config,
+                    win_rate=chosen["search"]["win_rate"], low=low, high=high, games=chosen["search"]["games"],
+                    seconds_per_game=math.nan, chosen=chosen)
+
+
+def best_markdown(section: Section, run: StudyRun, best: Measured | None) -> list[str]:
     """A best-agent section (a study whose report names a ``config``): its chosen trial's test figure against
     the one published row its ``published`` table selects; in a two-player game, each seat's test figure against
     that row's rate of the same seat."""
     lines = [f"## {section.title}", ""]
-    best = next((m for m in run.trials or [] if m.chosen), None)
     if best is None:
         return lines + [f"`{run.spec.name}`: not run, or its chosen trial not tested yet.", ""]
     thesis = section.published_rows()[0]
@@ -656,7 +679,9 @@ def write_report(study_files: list[Path], out: Path, root: Path = Path(".")) -> 
     """Read the studies (default local stores in ``root``); write ``out`` and its figures (``figures/`` beside it).
 
     A section none of whose studies was run here (no store in ``root``: run on another machine) keeps its text
-    from the report already at ``out``, and so does its studies' row of the study table."""
+    from the report already at ``out``, and so does its studies' row of the study table; a best-agent section
+    whose store is not here and that the previous report lacks is written from its export's record
+    (``chosen_trial``)."""
     runs = {}
     for path in study_files:
         run = read_study(Path(path), root)
@@ -682,6 +707,10 @@ def write_report(study_files: list[Path], out: Path, root: Path = Path(".")) -> 
         "| study | trials | games per trial | training episodes | sampler |",
         "|---|---|---|---|---|",
     ]
+    report_sections = sections(runs)
+    chosen = {section.title: chosen_trial(section, runs[section.studies[0]], root)
+              for section in report_sections if section.config}
+    exported = {m.study: section.config for section in report_sections if (m := chosen.get(section.title))}
     for name, run in runs.items():
         spec = run.spec
         if run.trials is None and name in kept_rows:
@@ -689,15 +718,17 @@ def write_report(study_files: list[Path], out: Path, root: Path = Path(".")) -> 
             continue
         episodes = f"{spec.episodes:,}" if spec.trains else "-"
         count = "not run" if run.trials is None else str(len(run.trials))
+        count = f"not here; its choice in `{exported[name]}`" if run.trials is None and name in exported else count
         count += f" (+{run.pruned} pruned)" if run.pruned else ""
         lines.append(f"| `{name}` | {count} | {spec.games:,} | {episodes} | {spec.sampler} |")
     lines.append("")
     lines += limit_markdown(out.parent)
-    for section in sections(runs):
+    for section in report_sections:
         if (previous := kept(section.title, section.studies)) is not None:
             lines += previous
             continue
-        lines += best_markdown(section, runs[section.studies[0]]) if section.config else section_markdown(section, runs)
+        lines += (best_markdown(section, runs[section.studies[0]], chosen[section.title]) if section.config
+                  else section_markdown(section, runs))
         lines += [section.note, ""] if section.note else []
         if section.key in figures:
             lines += [f"![{section.key}](figures/{figures[section.key].name})", ""]

@@ -198,6 +198,8 @@ def export(study: optuna.Study, chosen: dict, target: Path) -> Path:
         figure = chosen[kind]
         metadata.update({f"{kind}_win_rate": figure["win_rate"], f"{kind}_wilson_95": figure["wilson_95"],
                          f"{kind}_games": figure["games"], f"{kind}_seed": figure["seed"]})
+        if figure.get("seats"):  # a two-player game: each seat's counts
+            metadata[f"{kind}_seats"] = figure["seats"]
     metadata.update({"candidates": chosen["candidates"], "code_version": chosen["code_version"] or "unknown",
                      "trial_started": chosen["date"] or "unknown", "mlflow_run": chosen["mlflow_run"] or "none",
                      "model": chosen.get("model", "not registered yet"),
