@@ -514,13 +514,11 @@ def chosen_trial(section: Section, run: StudyRun, root: Path = Path(".")) -> Mea
     if best is not None or run.trials is not None or not path.is_file():
         return best
     metadata = Setup.read_mapping(path).get("metadata", {})
-    if metadata.get("study") != run.spec.name or "test_win_rate" not in metadata:
+    kinds, fields = ("test", "validation", "search"), ("win_rate", "wilson_95", "games", "seed", "seats")
+    if metadata.get("study") != run.spec.name or any(f"{k}_{f}" not in metadata for k in kinds for f in fields[:4]):
         return None
     config = Setup.load(path)
-    chosen = {kind: {"win_rate": metadata[f"{kind}_win_rate"], "wilson_95": metadata[f"{kind}_wilson_95"],
-                     "games": metadata[f"{kind}_games"], "seed": metadata[f"{kind}_seed"],
-                     **({"seats": metadata[f"{kind}_seats"]} if f"{kind}_seats" in metadata else {})}
-              for kind in ("test", "validation", "search")}
+    chosen = {kind: {f: metadata[f"{kind}_{f}"] for f in fields if f"{kind}_{f}" in metadata} for kind in kinds}
     low, high = chosen["search"]["wilson_95"]
     return Measured(study=run.spec.name, number=metadata["trial"], label=config.short_name, oracle=config.is_oracle,
                     difficulty=metadata.get("difficulty"), params={}, config=config,
