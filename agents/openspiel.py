@@ -42,7 +42,8 @@ class CompiledRollouts:
     def evaluate(self, state) -> np.ndarray:
         work = state.ours.core_state()
         scratch = np.empty_like(work)
-        self.search.play_out(work, self.policy, self.no_nets, self.rs, self.act, self.err, scratch, self.no_moves)
+        self.search.play_out(work, self.policy, self.no_nets, self.rs, self.act, self.err, scratch, self.no_moves,
+                             False)
         return np.array([self.kernels.reward(work, p) for p in range(self.kernels.N_PLAYERS)])
 
     def prior(self, state) -> list[tuple[int, float]]:

@@ -26,7 +26,9 @@ playouts per decision, ``ppn`` of them per leaf). Each iteration
    adds ``prior / (n + 1)``: knowledge that leads the first visits and fades
    as they grow. Chance events come from the determinization, never chosen;
 3. evaluates the new leaf by ``ppn`` playouts of the row's playout policy,
-   one reward per player;
+   one reward per player (with ``leaf = "value"``, each playout stops at the
+   first state a trained network of ``playout_nets`` values, and that value
+   stands for the reward);
 4. backs the rewards up the path, each node taking the reward of the player
    who chose its action (two-player games: each player maximises its own).
 
@@ -73,6 +75,8 @@ from gamecore.row import (
     FINAL,
     FLAT_MC,
     KIND,
+    LEAF,
+    LEAF_VALUE,
     MCTS,
     ORACLE,
     PLAYOUT,
@@ -230,6 +234,18 @@ def _build(game: types.ModuleType) -> types.ModuleType:
             """The playouts' choice for ``D``: the compiled ``policy`` (the game has no trained networks)."""
             game.playout_action(D, policy, rs, act, scratch)
 
+    if hasattr(game, "net_value"):
+        @kernel
+        def state_value(D, nets):
+            """The trained networks' chance of a win from ``D`` for the player to move (``nets``: a net table and
+            its work space), -1 where none values ``D``."""
+            return game.net_value(D, nets)
+    else:
+        @kernel
+        def state_value(D, nets):
+            """-1: the game has no trained networks to value a state."""
+            return -1.0
+
     @kernel
     def best_available(T, V, W, node, D, row, nets, rs, c, act, scratch, err):
         """Count availability of ``node``'s children in ``D``; return the best by UCB1 (NONE if none), the
@@ -294,13 +310,18 @@ def _build(game: types.ModuleType) -> types.ModuleType:
         return n
 
     @kernel
-    def play_out(D, policy, nets, rs, act, err, scratch, moves):
+    def play_out(D, policy, nets, rs, act, err, scratch, moves, truncate):
         """Play ``D`` to its end with the compiled ``policy`` and the trained networks of ``nets``
-        (``policy_action``). Under MCTS-RAVE (``moves`` not empty) each move
-        is played in its canonical form and recorded (action key, mover), up to ``len(moves)``; returns the
-        number recorded."""
+        (``policy_action``); with ``truncate``, only up to the first state those networks value
+        (``state_value``). Under MCTS-RAVE (``moves`` not empty) each move is played in its canonical form and
+        recorded (action key, mover), up to ``len(moves)``. Returns the number recorded and the value where
+        the playout stopped (-1 at the end of the game)."""
         n = 0
         while not game.is_over(D):
+            if truncate:
+                value = this.state_value(D, nets)
+                if value >= 0.0:
+                    return n, value
             this.policy_action(D, policy, nets, rs, act, scratch)
             if n < moves.shape[0]:
                 game.canonicalize(D, act)
@@ -309,51 +330,67 @@ def _build(game: types.ModuleType) -> types.ModuleType:
                 n += 1
             if game.apply(D, act, err) != game.OK:
                 raise RuntimeError("a compiled policy chose an illegal action")
-        return n
+        return n, -1.0
 
     @kernel
-    def credit_amaf(T, W, path, depth, moves, n_moves, end, margin):
+    def outcome_of(D, value, margin, out):
+        """Fill ``out`` with what each player backs up from a playout that stopped at ``D``: his ``payoff``
+        (of ``margin``) where the game is over, else the networks' ``value`` for the player to move and
+        1 - ``value`` for the others."""
+        for p in range(out.shape[0]):
+            if value < 0.0:
+                out[p] = this.payoff(D, p, margin)
+            else:
+                out[p] = value if p == game.to_move(D) else 1.0 - value
+
+    @kernel
+    def credit_amaf(T, W, path, depth, moves, n_moves, outcome):
         """All moves as first: each child of a node on ``path`` whose action its mover plays later in this
-        episode (deeper on the path, or among the playout's ``moves``) counts the payoff ``end`` gives him."""
+        episode (deeper on the path, or among the playout's ``moves``) counts the episode's ``outcome`` for
+        him."""
         for i in range(depth):
             child = T[path[i], CHILD]
             while child != NONE:
                 if played_later(T, path, i + 1, depth, moves, n_moves, child):
                     T[child, AMAF] += 1
-                    W[child] += this.payoff(end, T[child, MOVER], margin)
+                    W[child] += outcome[T[child, MOVER]]
                 child = T[child, SIBLING]
 
     @kernel
-    def leaf_values(S, playouts, honest, searcher, policy, nets, rs, work, act, err, scratch, values, amaf, margin):
-        """Fill ``values`` with each player's mean payoff (``payoff``, of ``margin``) over ``playouts`` games
-        played from ``S`` by the compiled ``policy`` and the networks of ``nets``.
+    def leaf_values(S, row, playouts, searcher, nets, rs, work, act, err, scratch, values, outcome, amaf):
+        """Fill ``values`` with each player's mean outcome (``outcome_of``) over ``playouts`` games played
+        from ``S`` by the row's compiled playout policy and the networks of ``nets``, each stopped where
+        they value the state when the row's ``leaf`` is "value".
 
         An honest evaluator re-draws the hidden information (as ``searcher`` sees it) before every
         playout; the oracle plays from the true state. ``S`` is left unchanged; ``work`` is a
-        state-sized array. ``amaf`` is the tree (T, W, path, depth, moves) that MCTS-RAVE credits with
-        every playout (``credit_amaf``); its ``moves`` is empty otherwise."""
+        state-sized array and ``outcome`` one value per player. ``amaf`` is the tree (T, W, path, depth,
+        moves) that MCTS-RAVE credits with every playout (``credit_amaf``); its ``moves`` is empty otherwise."""
         T, W, path, depth, moves = amaf
-        values[:] = 0.0
+        policy, margin = np.int64(row[PLAYOUT]), row[REWARD] == REWARD_MARGIN
         if game.is_over(S):
-            for p in range(values.shape[0]):
-                values[p] = this.payoff(S, p, margin)
+            this.outcome_of(S, -1.0, margin, values)
             return
+        values[:] = 0.0
         for _ in range(playouts):
             game.copy(work, S)
-            if honest:
+            if row[ORACLE] == 0:
                 game.determinize(work, searcher, rs)
-            n_moves = this.play_out(work, policy, nets, rs, act, err, scratch, moves)
+            n_moves, value = this.play_out(work, policy, nets, rs, act, err, scratch, moves, row[LEAF] == LEAF_VALUE)
+            this.outcome_of(work, value, margin, outcome)
             if moves.shape[0] > 0:
-                this.credit_amaf(T, W, path, depth, moves, n_moves, work, margin)
+                this.credit_amaf(T, W, path, depth, moves, n_moves, outcome)
             for p in range(values.shape[0]):
-                values[p] += this.payoff(work, p, margin)
+                values[p] += outcome[p]
         for p in range(values.shape[0]):
             values[p] /= playouts
 
     @allocating
     def buffers(S):
-        """A search's work arrays: three state-sized (scratch, work, D), the error codes, per-player values."""
-        return np.empty_like(S), np.empty_like(S), np.empty_like(S), np.zeros(4, np.int64), np.zeros(game.N_PLAYERS)
+        """A search's work arrays: three state-sized (scratch, work, D), the error codes, two of per-player values
+        (a leaf's, a playout's)."""
+        return (np.empty_like(S), np.empty_like(S), np.empty_like(S), np.zeros(4, np.int64), np.zeros(game.N_PLAYERS),
+                np.zeros(game.N_PLAYERS))
 
     @allocating
     def prepared_root(S, row, nets, rs, attempts, act, scratch, err):
@@ -374,10 +411,8 @@ def _build(game: types.ModuleType) -> types.ModuleType:
         iterations = max(np.int64(1), np.int64(row[BUDGET]) // ppn)
         honest = row[ORACLE] == 0
         c = row[C]
-        policy = np.int64(row[PLAYOUT])
-        margin = row[REWARD] == REWARD_MARGIN
         searcher = game.to_move(S)
-        scratch, work, D, err, values = this.buffers(S)
+        scratch, work, D, err, values, outcome = this.buffers(S)
         ws = game.workspace()
         nets = this.net_buffers(row)
         root, keys, n_keys = this.prepared_root(S, row, nets, rs, max(64, 2 * iterations), act, scratch, err)
@@ -429,8 +464,8 @@ def _build(game: types.ModuleType) -> types.ModuleType:
                 node = child
                 if expanded:
                     break
-            this.leaf_values(D, ppn, honest, searcher, policy, nets, rs, work, act, err, scratch, values,
-                             (T, W, path, depth, moves), margin)
+            this.leaf_values(D, row, ppn, searcher, nets, rs, work, act, err, scratch, values, outcome,
+                             (T, W, path, depth, moves))
             for i in range(depth + 1):
                 T[path[i], VISITS] += 1
                 V[path[i]] += values[T[path[i], MOVER]]
@@ -442,10 +477,8 @@ def _build(game: types.ModuleType) -> types.ModuleType:
         """Fill ``act`` with flat Monte Carlo's choice for the pending decision of ``S`` (left unchanged)."""
         budget = np.int64(row[BUDGET])
         honest = row[ORACLE] == 0
-        policy = np.int64(row[PLAYOUT])
-        margin = row[REWARD] == REWARD_MARGIN
         searcher = game.to_move(S)
-        scratch, work, D, err, values = this.buffers(S)
+        scratch, work, D, err, values, outcome = this.buffers(S)
         nets = this.net_buffers(row)
         root, keys, n = this.prepared_root(S, row, nets, rs, max(64, 2 * budget), act, scratch, err)
         if row[BUDGET_PER] == BUDGET_PER_ACTION:
@@ -465,8 +498,7 @@ def _build(game: types.ModuleType) -> types.ModuleType:
                     game.determinize(D, searcher, rs)
                 game.key_action(keys[i, 0], keys[i, 1], act)
                 game.apply(D, act, err)
-                this.leaf_values(D, 1, honest, searcher, policy, nets, rs, work, act, err, scratch, values, no_tree,
-                                 margin)
+                this.leaf_values(D, row, 1, searcher, nets, rs, work, act, err, scratch, values, outcome, no_tree)
                 total += values[searcher]
             if total / per_candidate > best_mean:
                 best_mean = total / per_candidate
@@ -546,8 +578,8 @@ def _build(game: types.ModuleType) -> types.ModuleType:
             if active[i]:
                 waiting[i] = this.play_compiled_roles(states[i], rows, rs[i], act, err, scratch, role_ticks, decisions)
 
-    for function in (payoff, net_buffers, policy_action, best_available, untried_action, order_root, play_out, credit_amaf, leaf_values, buffers,
-                     prepared_root, mcts_decide,
+    for function in (payoff, net_buffers, policy_action, state_value, best_available, untried_action, order_root,
+                     play_out, outcome_of, credit_amaf, leaf_values, buffers, prepared_root, mcts_decide,
                      flat_mc_decide, decide, seed_agents, play_compiled_roles, deal, play_games, advance_batch):
         setattr(this, function.__name__, function)
     return this

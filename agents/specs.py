@@ -34,6 +34,8 @@ from gamecore.row import (
     FLAT_MC,
     GAME_COLUMNS,
     KIND,
+    LEAF,
+    LEAVES,
     MCTS,
     ORACLE,
     PLAYOUT,
@@ -70,6 +72,9 @@ _FINAL = Param("final", str, "visits", choices=FINAL_RULES, help="the root actio
 _PLAYOUT_NETS = Param("playout_nets", str, "",
                       help="an agent configuration whose trained networks play their stages in the playouts "
                            "(greedy, compiled), the playout policy the other stages; empty: none")
+_LEAF = Param("leaf", str, LEAVES[0], choices=LEAVES,
+              help="value: each playout stops at the first state a network of playout_nets values (its critic; "
+                   "q-macro's best Q) and backs up that value; playout: to the end")
 _RAVE = Param("rave", bool, False, help="MCTS-RAVE: all-moves-as-first values blended into the tree policy")
 _RAVE_BIAS = Param("rave_bias", float, 0.1, 0.0, 100.0,
                    help="MCTS-RAVE: b of the minimum-MSE schedule, beta = m / (n + m + 4 b^2 n m)")
@@ -120,7 +125,7 @@ def _agent_kinds(game_name: str) -> dict[str, AgentKind]:
     reward = Param("reward", str, REWARDS[0], choices=rewards,
                    help="what a playout backs up: the outcome (1 win, 0.5 draw, 0 loss) or, in a game with scores, "
                         "the player's score minus the opponent's")
-    nets = (_PLAYOUT_NETS,) if game.playout_nets else ()
+    nets = (_PLAYOUT_NETS, _LEAF) if game.playout_nets else ()
     search = (_BUDGET, _PPN, _C, playout, *nets, *game.search_params, _FINAL, _RAVE, _RAVE_BIAS, _PRIOR, reward)
     kinds = [AgentKind(name, code, (), help=f"the compiled {name} policy") for code, name in enumerate(game.policies)]
     kinds += [
@@ -199,6 +204,9 @@ class AgentSpec:
             values[name] = kind.param(name, where).check(value, where)
         if values.get(_PLAYOUT_NETS.name):
             playout_nets(game, values[_PLAYOUT_NETS.name], where)
+        elif values.get(_LEAF.name, LEAVES[0]) != LEAVES[0]:
+            raise SpecError(f"{where}: leaf = {values[_LEAF.name]!r} needs the networks that value the leaves: set "
+                            "playout_nets, e.g. playout_nets = \"studies/best-rl/agent.toml\", or leaf = \"playout\"")
         return cls(agent, tuple(values.items()), game)
 
     @property
@@ -243,6 +251,7 @@ class AgentSpec:
         row[RAVE] = p.get("rave", False)
         row[RAVE_BIAS] = p.get("rave_bias", 0.0)
         row[PRIOR] = p.get("prior", 0.0)
+        row[LEAF] = LEAVES.index(p.get("leaf", LEAVES[0]))
         row[REWARD] = REWARDS.index(p.get("reward", REWARDS[0]))
         for column, param in enumerate(game.search_params, GAME_COLUMNS):
             row[column] = p.get(param.name, False)

@@ -41,7 +41,10 @@ the game's flat ``int64`` state, which the search and the harness
   where none decides; ``nets`` is (net table, ``NET_WORK`` floats of work
   space), the table packed by ``Game.playout_nets`` and carried at the end of
   the agent row. A search whose ``playout_nets`` names networks plays its
-  playouts with them (and expands their choice first).
+  playouts with them (and expands their choice first);
+- optionally, with those, ``net_value(S, nets)``: a trained network's chance
+  of a win from ``S`` for the player to move, -1 where none values ``S``; a
+  search with ``leaf = "value"`` stops its playouts there.
 """
 
 from __future__ import annotations

@@ -25,7 +25,7 @@ from lotr_sim.candidates import (
 )
 from lotr_sim.cards import N_CARDS
 from lotr_sim.legal import MAX_OPTIONS
-from lotr_sim.nets import NET_WORK, net_action
+from lotr_sim.nets import NET_WORK, net_action, net_value
 from lotr_sim.playout import decision_index
 from lotr_sim.policies import policy_action
 from lotr_sim.rules import apply_action, copy_state, deal
@@ -43,8 +43,8 @@ OK = L.OK
 __all__ = [  # the compiled interface of gamecore.interface, some of it the search's candidates (lotr_sim.candidates)
     "ACTION_SIZE", "MAX_CANDIDATES", "NET_WORK", "N_PLAYERS", "N_RECORD", "N_ROLES", "OK", "ROLES_BY_SEAT", "STATE_SIZE",
     "action_key", "apply", "canonicalize", "copy", "deal_game", "determinize", "is_candidate", "is_over",
-    "key_action", "key_matches", "net_action", "playout_action", "record", "reduced_out", "reward", "role", "root_candidates",
-    "sample_candidate", "to_move", "workspace",
+    "key_action", "key_matches", "net_action", "net_value", "playout_action", "record", "reduced_out", "reward",
+    "role", "root_candidates", "sample_candidate", "to_move", "workspace",
 ]
 
 

@@ -5,17 +5,22 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import torch
 from conftest import walk
 
 from agents.agent import Agent
+from agents.evaluation import evaluate_setup
 from agents.batch import N_UNIFORMS
 from agents.rl import ALGORITHMS, make_learner
-from agents.rl.compiled import net_table
+from agents.rl.compiled import layers, net_table
+from agents.search import compiled
 from agents.setup import Setup
 from agents.specs import AgentSpec, SpecError
 from lotr_sim import GameState, kernels
+from lotr_sim import layout as L
 from lotr_sim.cards import N_CARDS
-from lotr_sim.nets import NET_WORK, net_action, pack
+from lotr_sim.nets import NET_WORK, net_action, net_value, pack
+from lotr_sim.policies import POLICY_NAMES
 
 BEST_RL = Path(__file__).parent.parent / "studies" / "best-rl" / "agent.toml"
 STAGE_INDEX = {"planning": 0, "questing": 1, "defense": 3}
@@ -41,22 +46,38 @@ def compiled_choices(table, states):
     return np.array(choices)
 
 
-def layers(learner):
-    net = learner.modules["q" if "q" in learner.modules else "actor"]
-    return [t.detach().numpy() for t in (net[0].weight, net[0].bias, net[2].weight, net[2].bias)]
-
-
 @pytest.mark.parametrize("algo", ALGORITHMS)
 @pytest.mark.parametrize("stage", STAGE_INDEX)
 def test_a_packed_network_chooses_as_its_pytorch_agent(states_by_stage, algo, stage):
     """Untrained networks (random weights) of every algorithm and stage: varied choices, all equal."""
     learner = make_learner(stage, AgentSpec.make("rl", algo=algo, encoding=1, neurons=40), seed=7)
-    table = pack({STAGE_INDEX[stage]: (algo, learner.encoding, layers(learner))})
+    acting = layers(learner.modules["q" if "q" in learner.modules else "actor"])
+    table = pack({STAGE_INDEX[stage]: (algo, learner.encoding, acting, None)})
     states = states_by_stage[stage]
     expected, _ = learner.choose(states, np.zeros((len(states), N_UNIFORMS)), "greedy")
     got = compiled_choices(table, states)
     assert len({row.tobytes() for row in expected}) > 3  # the choices depend on the state
     assert np.array_equal(got, expected)
+
+
+@pytest.mark.parametrize("algo", ALGORITHMS)
+@pytest.mark.parametrize("stage", STAGE_INDEX)
+def test_a_packed_critic_values_states_as_its_pytorch_network(states_by_stage, algo, stage):
+    """The valuing network (the critic; q-macro: the best Q) of every algorithm and stage, read as a chance of
+    a win: (v + 1) / 2 clipped to [0, 1]; no value where no network values the stage."""
+    learner = make_learner(stage, AgentSpec.make("rl", algo=algo, encoding=1, neurons=40), seed=7)
+    valuing = learner.modules["critic" if "critic" in learner.modules else "q"]
+    with torch.no_grad():
+        valuing[2].bias += 0.4  # values away from 1/2, so that a wrong mapping shows
+    critic = layers(valuing) if "critic" in learner.modules else None
+    table = pack({STAGE_INDEX[stage]: (algo, learner.encoding, layers(learner.modules.get("actor", valuing)), critic)})
+    states = states_by_stage[stage]
+    with torch.no_grad():
+        v = valuing(torch.from_numpy(learner.encode(states))).max(dim=1).values.numpy()
+    got = np.array([net_value(S, (table, np.empty(NET_WORK))) for S in states])
+    assert np.allclose(got, np.clip((v + 1) / 2, 0, 1), atol=1e-5) and got.std() > 0.005
+    other = next(s for s in states_by_stage if s not in (stage, "travel", "attack"))
+    assert net_value(states_by_stage[other][0], (table, np.empty(NET_WORK))) == -1.0
 
 
 def test_the_shipped_rl_agents_networks_in_one_table(states_by_stage):
@@ -110,3 +131,35 @@ def test_playout_nets_in_a_configuration_file_is_relative_to_it(tmp_path):
     loaded = Setup.load(folder / "agent.toml")
     assert Path(loaded.questing["playout_nets"]).resolve() == BEST_RL.resolve()
     assert "../" in (folder / "agent.toml").read_text()
+
+
+def test_a_truncated_playout_stops_where_a_network_values_the_state(states_by_stage):
+    """leaf = "value": a playout stops at the first state a network of studies/best-rl values (planning's Q,
+    questing's and defense's critics) and returns that value; without truncation it plays to the end."""
+    search, table = compiled(kernels), net_table(str(BEST_RL))
+    nets, rule, rs = (table, np.empty(NET_WORK)), POLICY_NAMES.index("rule"), np.ones(1, np.uint64)
+    no_moves, act, err = np.empty((0, 3), np.int64), np.empty(N_CARDS, np.int64), np.zeros(4, np.int64)
+    stopped = 0
+    for S in states_by_stage["travel"][:50]:  # no network values travel: the playout goes on to the next stage
+        D = S.copy()
+        _, value = search.play_out(D, rule, nets, rs, act, err, np.empty_like(D), no_moves, True)
+        if not kernels.is_over(D):
+            stopped += 1
+            assert D[L.PHASE] in (L.PLANNING, L.QUESTING, L.DEFENSE)
+            assert 0.0 <= value <= 1.0 and value == net_value(D, nets)
+        D = S.copy()
+        assert search.play_out(D, rule, nets, rs, act, err, np.empty_like(D), no_moves, False)[1] == -1.0
+        assert kernels.is_over(D)
+    assert stopped > 25
+
+
+def test_a_search_valued_by_the_networks_plays_and_needs_them():
+    setup = Setup.parse("rule-mcts-rule-mcts-rule").with_params(
+        {"budget": 40, "ppn": 1, "playout": "rule", "playout_nets": str(BEST_RL), "leaf": "value"})
+    valued = evaluate_setup(setup, "hard", games=40, seed=3)
+    played = evaluate_setup(setup.with_params({"leaf": "playout"}), "hard", games=40, seed=3)
+    assert valued.win_rate > 0.8 and not np.array_equal(valued.records, played.records)
+    with pytest.raises(SpecError, match=r"questing: leaf = 'value' needs the networks .* set playout_nets"):
+        AgentSpec.make("mcts", "questing", leaf="value")
+    with pytest.raises(SpecError, match="leaf = 'value' needs"):
+        setup.with_params({"playout_nets": ""})

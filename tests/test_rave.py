@@ -28,9 +28,8 @@ def test_every_child_whose_action_its_mover_plays_later_is_credited():
     T, V, W = tree([(10, 0), (20, 0), (30, 0), (40, 1)])
     path = np.array([ROOT, 1], np.int64)
     moves = np.array([[30, 0, 0], [20, 0, 1], [40, 0, 1]], np.int64)
-    end = np.zeros(K.STATE_SIZE, np.int64)
-    end[K.WINNER] = 1  # player 1 won the episode
-    compiled(K).credit_amaf(T, W, path, 1, moves, 3, end, False)
+    outcome = np.array([0.0, 1.0])  # player 1 won the episode
+    compiled(K).credit_amaf(T, W, path, 1, moves, 3, outcome)
     assert [int(T[n, AMAF]) for n in range(1, 5)] == [1, 0, 1, 1]  # 20 was played by the other player
     assert list(W[1:]) == [0.0, 0.0, 0.0, 1.0]  # each credited with its own mover's reward
 
