@@ -36,6 +36,7 @@ from gamecore.stats import Z95
 from lotr_sim.layout import DIFFICULTIES
 from lotr_sim.published import RULES_RANDOM
 from tuning.storage import local_store, storage_for, storage_object
+from tuning.selection import exported_figures
 from tuning.strategies import OUTCOMES, unpack_outcomes
 from tuning.study_file import StudySpec, load_study
 from tuning.tracking import code_version
@@ -514,11 +515,10 @@ def chosen_trial(section: Section, run: StudyRun, root: Path = Path(".")) -> Mea
     if best is not None or run.trials is not None or not path.is_file():
         return best
     metadata = Setup.read_mapping(path).get("metadata", {})
-    kinds, fields = ("test", "validation", "search"), ("win_rate", "wilson_95", "games", "seed", "seats")
-    if metadata.get("study") != run.spec.name or any(f"{k}_{f}" not in metadata for k in kinds for f in fields[:4]):
+    chosen = exported_figures(metadata)
+    if metadata.get("study") != run.spec.name or chosen is None:
         return None
     config = Setup.load(path)
-    chosen = {kind: {f: metadata[f"{kind}_{f}"] for f in fields if f"{kind}_{f}" in metadata} for kind in kinds}
     low, high = chosen["search"]["wilson_95"]
     return Measured(study=run.spec.name, number=metadata["trial"], label=config.short_name, oracle=config.is_oracle,
                     difficulty=metadata.get("difficulty"), params={}, config=config,

@@ -32,6 +32,9 @@ from tuning.study_file import StudySpec
 from tuning.study_plots import write_study_figures
 from tuning.tracking import Tracker
 
+FIGURES = ("test", "validation", "search")  # the figures of a chosen trial, in its export's metadata
+FIGURE_FIELDS = ("win_rate", "wilson_95", "games", "seed")
+
 
 def candidates(study: optuna.Study, spec: StudySpec) -> list[FrozenTrial]:
     """The complete trials compared on validation deals: the top ``validation.top_k`` by search win rate."""
@@ -187,6 +190,15 @@ def _log_selection(tracker: Tracker, parent: str, chosen: dict, validated: dict,
     tracker.artifact(parent, target)
 
 
+def exported_figures(metadata: dict) -> dict | None:
+    """The test, validation and search figures an export's metadata records (``export``), as in the study's
+    ``selection`` record; None when the metadata lacks one of them."""
+    if any(f"{kind}_{field}" not in metadata for kind in FIGURES for field in FIGURE_FIELDS):
+        return None
+    return {kind: {field: metadata[f"{kind}_{field}"] for field in (*FIGURE_FIELDS, "seats")
+                   if f"{kind}_{field}" in metadata} for kind in FIGURES}
+
+
 def export(study: optuna.Study, chosen: dict, target: Path) -> Path:
     """Write the chosen trial's agent configuration with its provenance (the study's ``selection`` record)
     and its RL weights beside it; ``lotr tune export`` calls it with the stored record alone."""
@@ -194,10 +206,9 @@ def export(study: optuna.Study, chosen: dict, target: Path) -> Path:
     setup = Setup.from_mapping(trial.user_attrs["config"], source=f"trial {trial.number}")
     metadata = {"study": study.study_name, "trial": trial.number}
     metadata.update({key: trial.user_attrs[key] for key in ("difficulty", "options") if trial.user_attrs.get(key) is not None})
-    for kind in ("test", "validation", "search"):
+    for kind in FIGURES:
         figure = chosen[kind]
-        metadata.update({f"{kind}_win_rate": figure["win_rate"], f"{kind}_wilson_95": figure["wilson_95"],
-                         f"{kind}_games": figure["games"], f"{kind}_seed": figure["seed"]})
+        metadata.update({f"{kind}_{field}": figure[field] for field in FIGURE_FIELDS})
         if figure.get("seats"):  # a two-player game: each seat's counts
             metadata[f"{kind}_seats"] = figure["seats"]
     metadata.update({"candidates": chosen["candidates"], "code_version": chosen["code_version"] or "unknown",
