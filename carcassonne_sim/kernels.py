@@ -108,9 +108,10 @@ MAX_OPTIONS = 32  # per open position: 4 rotations x (7 segments + no meeple) fo
 MAX_CANDIDATES = MAX_FRONTIER * MAX_OPTIONS
 OK = 0
 ERR_OVER, ERR_ROTATION, ERR_OCCUPIED, ERR_NOT_ADJACENT, ERR_EDGE, ERR_FEATURE, ERR_NO_MEEPLE, ERR_CLAIMED = range(1, 9)
-RANDOM, STAR25 = 0, 1  # the compiled policies: the paper's random agent and its Star2.5
+RANDOM, STAR25, STAR25_DEEP = 0, 1, 2  # the compiled policies: the paper's random agent, its Star2.5, a deeper one
 STAR25_PROBING = 5  # Table III: the probing factor
-STAR25_PLIES = 3  # Table III's depth 3: decision levels (ours, the opponent's, ours), chance levels between
+STAR25_PLIES = 2  # Table III's depth 3, chance counted: our move, the next tile, the opponent's move (decision levels)
+STAR25_DEEP_PLIES = 3  # depth 3 in decision levels: ours, the opponent's, ours, chance levels between
 LOWEST, HIGHEST = -100.0, 100.0  # Table III: the theoretical minimum and maximum of an evaluation
 RANK_OF_KIND = np.array([0, 2, 4, 1], np.int64)  # the move order of a meeple on a city, road, field, monastery
 RANK_NO_MEEPLE = 3
@@ -741,6 +742,8 @@ def random_action(S, rs, act):
 def playout_action(S, policy, rs, act, scratch):
     if policy == STAR25:
         star25(S, STAR25_PLIES, STAR25_PROBING, act)
+    elif policy == STAR25_DEEP:
+        star25(S, STAR25_DEEP_PLIES, STAR25_PROBING, act)
     else:
         random_action(S, rs, act)
 

@@ -414,7 +414,7 @@ def test_the_game_ends_when_no_remaining_tile_fits():
 
 def test_the_registry_and_the_agents_play_it():
     game = gamecore.load("carcassonne")
-    assert game.by_seat and game.policies == ("random", "star25") and game.roles == ("first", "second")
+    assert game.by_seat and game.policies == ("random", "star25", "star25-deep") and game.roles == ("first", "second")
     mcts = evaluate_setup(Setup.parse("mcts-random", "carcassonne").with_params({"first.budget": 50, "first.ppn": 5}),
                           games=20, seed=0)
     assert mcts.wins > 25 and mcts.games == 40
@@ -584,6 +584,23 @@ def test_star25_closes_a_city_for_its_points():
     assert (play.x, play.y, play.rotation) == (-1, 1, 1)  # closes it: 3 tiles and a pennant
     state.apply(play)
     assert state.scores()[0] >= 8
+
+
+def test_star25_reads_depth_3_with_chance_counted_and_star25_deep_in_decision_levels():
+    """``star25`` searches our move, the next tile and the opponent's move (2 decision levels); ``star25-deep`` one
+    decision level more (docs/carcassonne-rules.md, "Depth"). Late in a game, where the deep search is cheap and
+    the two choose differently."""
+    S = [state.core_state() for state in random_play(CarcassonneState, 1, seed=3) if not state.is_over][-3]
+    assert K.star25(S.copy(), 2, K.STAR25_PROBING, np.empty(K.ACTION_SIZE, np.int64)) == pytest.approx(
+        expectimax(S, int(S[K.TO_MOVE]), 2), abs=1e-9)
+    choices = {}
+    for code, plies in ((K.STAR25, 2), (K.STAR25_DEEP, 3)):
+        chosen, expected = np.empty(K.ACTION_SIZE, np.int64), np.empty(K.ACTION_SIZE, np.int64)
+        K.playout_action(S.copy(), code, np.zeros(1, np.uint64), chosen, S.copy())
+        K.star25(S.copy(), plies, K.STAR25_PROBING, expected)
+        assert np.array_equal(chosen, expected)
+        choices[plies] = tuple(chosen)
+    assert choices[2] != choices[3]
 
 
 def test_the_margin_reward_backs_up_eq4_and_the_outcome_otherwise():
