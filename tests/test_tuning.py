@@ -18,7 +18,7 @@ from agents.evaluation import evaluate_setup
 from agents.setup import Setup
 from agents.specs import SpecError
 from tuning.orchestrator import open_study, run_study
-from tuning.storage import storage_for
+from tuning.storage import storage_for, storage_object
 from tuning.study_file import load_study, parse_study
 
 MCTS_STUDY = """
@@ -262,6 +262,20 @@ def test_local_workers_share_a_journal_file_and_meet_the_budget_exactly(in_tmp):
     assert (in_tmp / "w.journal").is_file() and result.complete + result.pruned == 5
     study = optuna.load_study(study_name="w", storage=JournalStorage(JournalFileBackend(str(in_tmp / "w.journal"))))
     assert sum(t.state in (TrialState.COMPLETE, TrialState.PRUNED) for t in study.trials) == 5
+
+
+def test_workers_beyond_the_trials_left_play_the_trials_games(in_tmp):
+    """A study of one trial on 2 workers plays its games on both (the same games, the same figure); with as
+    many trials as workers each trial plays on one."""
+    figures = {}
+    for name, trials, workers in (("one", 1, 1), ("shared", 1, 2), ("two", 2, 2)):
+        path = write_study(in_tmp, name=name, games=12, trials=trials)
+        path.write_text(path.read_text().replace("top_k = 2", "top_k = 0"))
+        run_study(load_study(path), workers=workers)
+        study = optuna.load_study(study_name=name, storage=storage_object(storage_for(name, None, workers)))
+        assert {t.user_attrs["evaluation_workers"] for t in study.trials} == {2 if name == "shared" else 1}
+        figures[name] = (study.trials[0].params, study.trials[0].values)
+    assert figures["one"] == figures["shared"]
 
 
 @pytest.mark.slow

@@ -27,9 +27,11 @@ from tuning.study_file import StudySpec
 REPORTS = 20  # pruning decisions per trial, at most
 
 
-def run_trial(trial: optuna.Trial, spec: StudySpec, folder: Path) -> tuple[Setup, Evaluation, dict]:
-    """Train (if needed) and evaluate the trial's setup, reporting to the pruner; returns the setup,
-    its evaluation and training figures. Raises ``optuna.TrialPruned`` when the pruner stops it."""
+def run_trial(trial: optuna.Trial, spec: StudySpec, folder: Path,
+              workers: int = 1) -> tuple[Setup, Evaluation, dict]:
+    """Train (if needed) and evaluate the trial's setup on ``workers`` local processes, reporting to the pruner;
+    returns the setup, its evaluation and training figures. Raises ``optuna.TrialPruned`` when the pruner stops
+    it."""
     params = {domain.name: domain.suggest(trial) for domain in spec.space}
     setup, difficulty = spec.trial_setup(params), spec.trial_difficulty(params)
     training: dict = {}
@@ -67,8 +69,8 @@ def run_trial(trial: optuna.Trial, spec: StudySpec, folder: Path) -> tuple[Setup
             raise optuna.TrialPruned()
 
     evaluation = evaluate_setup(setup, games=spec.games, seed=spec.seed, options=spec.trial_options(params),
-                                on_chunk=report, max_chunk=max(1, spec.games // REPORTS), seats=spec.seat,
-                                executor_kind=spec.executor, address=spec.ray_address)
+                                workers=workers, on_chunk=report, max_chunk=max(1, spec.games // REPORTS),
+                                seats=spec.seat, executor_kind=spec.executor, address=spec.ray_address)
     return setup, evaluation, training
 
 

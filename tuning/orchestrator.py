@@ -205,6 +205,7 @@ class TrialContext:
     started: float = 0.0  # time.time() of the invocation, for the ETA
     done_before: int = 0  # counted trials when the invocation started
     failures_in_a_row: int = 0  # of this worker
+    evaluation_workers: int = 1  # local processes playing each trial's games
 
 
 def work(context: TrialContext, storage: str, n_trials: int, deadline: float | None, worker: int = 0) -> None:
@@ -303,7 +304,7 @@ def _run_one(study: optuna.Study, trial: optuna.Trial, context: TrialContext, tr
             trial.set_user_attr("mlflow_run", run)
         raise_held()
         with Heartbeat(study, trial):
-            setup, evaluation, training = run_trial(trial, spec, folder)
+            setup, evaluation, training = run_trial(trial, spec, folder, context.evaluation_workers)
     except optuna.TrialPruned:
         with deferred():
             if _tell(study, trial, TrialState.PRUNED, **_played_so_far(study, trial)):
@@ -553,9 +554,11 @@ def run_study(spec: StudySpec, n_trials: int | None = None, workers: int | None 
         start = time.perf_counter()
         try:
             if counted(study) < n_trials or study.get_trials(deepcopy=False, states=(TrialState.RUNNING,)):
-                context = TrialContext(spec, tracker.tracking_uri, parent, n_trials, time.time(), counted(study))
+                trial_workers, evaluation_workers = share_workers(spec, workers, n_trials - counted(study))
+                context = TrialContext(spec, tracker.tracking_uri, parent, n_trials, time.time(), counted(study),
+                                       evaluation_workers=evaluation_workers)
                 _compile(spec)
-                _run_workers(context, storage, n_trials, workers, spec.timeout)
+                _run_workers(context, storage, n_trials, trial_workers, spec.timeout)
             close_stale_runs(tracker, study, keep=parent)
             seconds = time.perf_counter() - start
             selection = finish(spec, study, tracker, parent, workers, target)
@@ -571,6 +574,14 @@ def run_study(spec: StudySpec, n_trials: int | None = None, workers: int | None 
             raise
         tracker.end(parent)
         return _result(spec, study, seconds, parent, selection, target)
+
+
+def share_workers(spec: StudySpec, workers: int, trials_left: int) -> tuple[int, int]:
+    """``workers`` local processes as (trials run at once, processes playing each trial's games): fewer trials
+    left than workers (a grid of one match) share the rest among their games; a Ray executor spreads the games
+    itself."""
+    trial_workers = max(1, min(workers, trials_left))
+    return trial_workers, workers // trial_workers if spec.executor == "local" else 1
 
 
 def _compile(spec: StudySpec) -> None:
