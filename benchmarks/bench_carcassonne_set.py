@@ -11,9 +11,11 @@ Run: python benchmarks/bench_carcassonne_set.py [--only carcassonne-tuning ...] 
 from __future__ import annotations
 
 import argparse
+import sys
 import time
 from pathlib import Path
 
+from agents.interruption import Interrupted, stop_signals
 from carcassonne_sim.published import TABLE3, TABLE3_MINUTES
 
 STUDIES = Path(__file__).resolve().parent.parent / "studies"
@@ -58,4 +60,9 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        with stop_signals():
+            main()
+    except Interrupted as stop:  # the study's finished trials are kept; run it again to resume
+        print(f"interrupted ({stop.signal_name}); {stop.detail or 'run it again to resume'}", file=sys.stderr)
+        sys.exit(stop.exit_code)
