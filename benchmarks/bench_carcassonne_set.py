@@ -53,7 +53,7 @@ def main() -> None:
             continue
         total += minutes
         paper = sum(TABLE3[row][2] for row in SET[name])
-        games = spec.games * (2 if spec.seat == "both" else 1) * spec.n_trials
+        games = spec.games_per_trial * spec.n_trials
         print(f"{name}: {minutes:.1f} min for {games:,} games ({result.complete} trials, {spec.workers} workers, "
               f"{args.executor}); the paper's {' + '.join(SET[name])}: {paper:,} min", flush=True)
     print(f"the studies timed: {total:.1f} min here; the paper's whole Table III: {TABLE3_MINUTES:,} min")

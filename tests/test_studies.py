@@ -64,6 +64,16 @@ def test_every_study_file_validates(path):
     assert spec.name == path.stem and spec.resolved("sqlite:///x.db", "sqlite:///mlflow.db")
 
 
+def test_a_two_player_trial_counts_its_games_in_every_seat_it_plays():
+    """What a trial plays, and so what pruning saves, counts both seats of a two-player game."""
+    by_name = {path.stem: path for path in STUDIES}
+    both = load_study(by_name["carcassonne-search"])
+    assert both.seat == "both" and both.games_per_trial == 2 * both.games
+    assert load_study(by_name["carcassonne-matches"]).games_per_trial == 140  # the paper's 140 games a match
+    one = load_study(by_name["search-hard"])
+    assert one.games_per_trial == one.games
+
+
 def all_sections():
     """The report's sections, as the study files declare them."""
     specs = [load_study(path) for path in STUDIES]

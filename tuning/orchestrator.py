@@ -646,7 +646,7 @@ def _result(spec, study, seconds, parent, selection, target, already_finished=Fa
                          states.count(TrialState.FAIL), seconds, parent, selection,
                          target if selection is not None else None, already_finished=already_finished)
     pruned = [t for t in trials if t.state == TrialState.PRUNED]
-    result.games_saved = len(pruned) * spec.games - sum(_games_played(spec, t) for t in pruned)
+    result.games_saved = len(pruned) * spec.games_per_trial - sum(_games_played(spec, t) for t in pruned)
     result.games_run = sum(_games_played(spec, t) for t in trials if t.state in COUNTED)
     if len(spec.metrics) > 1 and result.complete:
         result.pareto = [(t.number, *t.values) for t in sorted(study.best_trials, key=lambda t: t.values[1])]
@@ -656,7 +656,7 @@ def _result(spec, study, seconds, parent, selection, target, already_finished=Fa
 def _games_played(spec: StudySpec, trial) -> int:
     """Games a counted trial played: all of them if complete, up to its last report if pruned."""
     if trial.state == TrialState.COMPLETE or not trial.intermediate_values:
-        return spec.games
+        return spec.games_per_trial
     last = max(trial.intermediate_values)  # step: games played (after the training's episodes)
     return max(0, last - spec.episodes) if spec.trains else last
 

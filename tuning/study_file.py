@@ -187,6 +187,11 @@ class StudySpec:
         return (self.setup,) if domain is None else tuple(self.trial_setup({"setup": s}) for s in domain.choices)
 
     @property
+    def games_per_trial(self) -> int:
+        """Games a complete trial plays: ``games`` deals in each seat it is evaluated in."""
+        return self.games * (2 if self.seat == "both" and gamecore.load(self.game).by_seat else 1)
+
+    @property
     def trains(self) -> bool:
         """Whether trials may train rl stages first."""
         return any(setup.has_trained_agents for setup in self.setups)
