@@ -133,10 +133,13 @@ def assert_record_is_true(url, name, games):
     return trials
 
 
-@pytest.mark.parametrize("workers, signum", [(2, signal.SIGINT), (1, signal.SIGINT), (2, signal.SIGTERM)],
-                         ids=["group-sigint-2-workers", "group-sigint-1-worker", "group-sigterm-2-workers"])
-def test_a_signal_to_the_group_stops_every_worker_and_keeps_no_partial_trial(in_tmp, workers, signum):
-    path = write_study(in_tmp)
+@pytest.mark.parametrize("workers, signum, trials", [(2, signal.SIGINT, 6), (1, signal.SIGINT, 6),
+                                                     (2, signal.SIGTERM, 6), (2, signal.SIGINT, 1)],
+                         ids=["group-sigint-2-workers", "group-sigint-1-worker", "group-sigterm-2-workers",
+                              "group-sigint-1-trial-on-2-workers"])
+def test_a_signal_to_the_group_stops_every_worker_and_keeps_no_partial_trial(in_tmp, workers, signum, trials):
+    """The last case: one trial's games on both workers (``share_workers``), the driver's evaluation pool."""
+    path = write_study(in_tmp, trials=trials)
     url = f"journal:{in_tmp}/f.journal" if workers > 1 else f"sqlite:///{in_tmp}/f.db"
     run = lotr(in_tmp, "tune", "run", path, "--workers", workers)
     wait_for(lambda: playing(url, "f"), 180, "a trial in the middle of its games", run)

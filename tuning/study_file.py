@@ -42,7 +42,7 @@
     pruner = "wilcoxon"                # wilcoxon (per game, common deals) | median | halving | none
     n_trials = 30
     timeout = 3600                     # seconds (optional)
-    workers = 1
+    workers = 1                        # local processes: trials at once; fewer trials left share them for games
     storage = "sqlite:///mcts-hpo.db"  # default: sqlite:///<name>.db; a journal file for workers > 1
     heartbeat_interval = 10            # seconds between a running trial's heartbeats (database storages)
     grace_period = 30                  # seconds without one before the trial's worker counts as dead
