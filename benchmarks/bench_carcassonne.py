@@ -35,8 +35,8 @@ def main() -> None:
         star = evaluate_setup(Setup.parse("star25-random", "carcassonne"), games=args.star25_games, seed=0,
                               seats="both")
         per_decision = star.mean_seconds_per_game / 35.5  # Star2.5 makes 36 decisions first, 35 second
-        print(f"star25-random: {star.mean_seconds_per_game:.2f} s per game, about {1e3 * per_decision:.1f} ms per Star2.5 "
-              f"decision; win rate {100 * star.win_rate:.1f}% over {star.games} games in both seats")
+        print(f"star25-random: {star.mean_seconds_per_game:.2f} s per game, about {1e3 * per_decision:.1f} ms per "
+              f"Star2.5 decision; win rate {100 * star.win_rate:.1f}% over {star.games} games in both seats")
         print(star.report())
 
 

@@ -102,7 +102,7 @@ from pathlib import Path
 from typing import Any
 
 import gamecore
-from agents.evaluation import SEATS
+from agents.evaluation import SEATS, sides
 from agents.executors import EXECUTORS
 from agents.setup import Setup
 from agents.specs import SpecError
@@ -189,7 +189,7 @@ class StudySpec:
     @property
     def games_per_trial(self) -> int:
         """Games a complete trial plays: ``games`` deals in each seat it is evaluated in."""
-        return self.games * (2 if self.seat == "both" and gamecore.load(self.game).by_seat else 1)
+        return self.games * len(sides(self.setups[0], self.seat))
 
     @property
     def trains(self) -> bool:
