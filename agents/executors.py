@@ -40,7 +40,12 @@ class LocalProcesses:
     def cancel(self, handle) -> None:
         handle.cancel()
 
-    def close(self) -> None:
+    def close(self, abort: bool = False) -> None:
+        """Shut the pool down; ``abort`` (the evaluation stops on an exception: a signal, a pruner): kill the
+        processes at once instead of waiting for the chunks they are playing."""
+        if abort:  # ProcessPoolExecutor has no public way to stop running work before Python 3.14
+            for process in list((self._pool._processes or {}).values()):
+                process.kill()
         self._pool.shutdown(cancel_futures=True)
 
 
@@ -75,7 +80,7 @@ class RayCluster:
     def cancel(self, handle) -> None:
         self._ray.cancel(handle)
 
-    def close(self) -> None:
+    def close(self, abort: bool = False) -> None:
         return  # the cluster (or the local instance) stays up for the next evaluation of this process
 
 
@@ -87,5 +92,7 @@ def executor(kind: str, workers: int | None, address: str | None = None) -> Iter
     pool = RayCluster(workers, address) if kind == "ray" else LocalProcesses(workers or 1)
     try:
         yield pool
-    finally:
-        pool.close()
+    except BaseException:
+        pool.close(abort=True)
+        raise
+    pool.close()

@@ -210,6 +210,37 @@ def test_lotr_eval_reports_the_games_finished_marked_interrupted(in_tmp, signum)
     assert f"interrupted ({signal.Signals(signum).name}) after {played} of 100000 games" in err
 
 
+
+def children(pid: int) -> list[int]:
+    """The processes whose parent is ``pid`` (from /proc)."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                stat = open(f"/proc/{entry}/stat").read()
+            except OSError:
+                continue
+            if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
+                found.append(int(entry))
+    return found
+
+
+def test_a_signal_stops_the_evaluation_pool_in_the_middle_of_its_chunks(in_tmp):
+    """Chunks of tens of seconds (a Carcassonne deal in both seats at 20,000 rollouts a move): the pool is
+    killed at once, not waited for (a one-trial study on 2 workers plays its games on such a pool)."""
+    run = lotr(in_tmp, "eval", "--game", "carcassonne", "--setup", "mcts", "--opponent", "random",
+               "--set", "budget=20000", "--games", 4, "--workers", 2)
+    pool = wait_for(lambda: len(found := children(run.pid)) >= 2 and found, 120, "the pool playing", run)
+    time.sleep(3)
+    sent = time.monotonic()
+    os.killpg(run.pid, signal.SIGINT)
+    code, out, err = run.finish(60)
+    stopped = time.monotonic() - sent
+    assert code == 130, err
+    assert stopped < 5 and group_gone(run.pid) and not any(os.path.exists(f"/proc/{p}") for p in pool), \
+        f"stopped after {stopped:.1f} s"
+    assert "interrupted (SIGINT) after 0 of 4 games" in err and "(interrupted)" in out
+
 def test_a_torn_journal_is_repaired_and_every_finished_trial_kept(in_tmp):
     path = write_study(in_tmp, budget=20, games=20, trials=3)
     first = lotr(in_tmp, "tune", "run", path, "--workers", 2)
