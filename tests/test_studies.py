@@ -11,6 +11,7 @@ from conftest import run_cli
 from optuna.trial import TrialState
 
 import gamecore
+from agents.setup import Setup
 from agents.specs import SpecError
 from gamecore.published import Published
 from lotr_sim.published import PUBLISHED
@@ -63,6 +64,16 @@ def test_every_study_file_validates(path):
     spec = load_study(path)
     assert spec.name == path.stem and spec.resolved("sqlite:///x.db", "sqlite:///mlflow.db")
 
+
+@pytest.mark.parametrize("path", [p for p in STUDIES if load_study(p).report.get("config")],
+                         ids=lambda p: p.stem)
+def test_every_shipped_export_is_its_own_studys_choice(path):
+    """A best-agent section reads its figures from the export its study file names: that file loads as an agent
+    setup and records the same study (a later stage must not take an earlier one's file unnoticed)."""
+    spec = load_study(path)
+    export = path.parent.parent / spec.report["config"]
+    Setup.load(export)
+    assert Setup.read_mapping(export)["metadata"]["study"] == spec.name
 
 def test_a_two_player_trial_counts_its_games_in_every_seat_it_plays():
     """What a trial plays, and so what pruning saves, counts both seats of a two-player game."""
@@ -410,6 +421,10 @@ def test_a_lost_store_leaves_the_best_agent_section_to_its_export(in_tmp, capsys
     from_the_export = report()
     assert from_the_export == from_the_store
     assert "| `grid` | not here; its choice in `best/agent.toml` |" in (in_tmp / "results.md").read_text()
+    (in_tmp / "best" / "agent.toml").rename(in_tmp / "best" / "stage1.toml")  # a later stage takes the name
+    study.write_text(study.read_text().replace("best/agent.toml", "best/stage1.toml"))
+    moved = report()  # the previous report is there, its section naming the old file: the export's record wins
+    assert "best/stage1.toml" in moved and "best/agent.toml" not in moved
 
 
 def test_the_default_store_is_the_one_that_already_holds_the_study(in_tmp, capsys):

@@ -678,8 +678,8 @@ def write_report(study_files: list[Path], out: Path, root: Path = Path(".")) -> 
 
     A section none of whose studies was run here (no store in ``root``: run on another machine) keeps its text
     from the report already at ``out``, and so does its studies' row of the study table; a best-agent section
-    whose store is not here and that the previous report lacks is written from its export's record
-    (``chosen_trial``)."""
+    whose store is not here and that the previous report lacks, or names another export than its study file's,
+    is written from its export's record (``chosen_trial``)."""
     runs = {}
     for path in study_files:
         run = read_study(Path(path), root)
@@ -687,11 +687,13 @@ def write_report(study_files: list[Path], out: Path, root: Path = Path(".")) -> 
     figures = write_figures(runs, out.parent / "figures")
     kept_blocks, kept_rows = previous_report(out)
 
-    def kept(title: str, names) -> list[str] | None:
-        """The previous text of a section whose studies were not run here."""
-        if all(runs[name].trials is None for name in names) and title in kept_blocks:
-            return kept_blocks[title]
-        return None
+    def kept(title: str, names, export: str | None = None) -> list[str] | None:
+        """The previous text of a section whose studies were not run here; of a best-agent section, only while
+        it names the same ``export`` (a later stage may take its file's name)."""
+        block = kept_blocks.get(title)
+        if block is None or any(runs[name].trials is not None for name in names):
+            return None
+        return None if export and export not in "\n".join(block) else block
 
     lines = [
         "# Results: this pipeline next to the thesis",
@@ -722,7 +724,7 @@ def write_report(study_files: list[Path], out: Path, root: Path = Path(".")) -> 
     lines.append("")
     lines += limit_markdown(out.parent)
     for section in report_sections:
-        if (previous := kept(section.title, section.studies)) is not None:
+        if (previous := kept(section.title, section.studies, section.config)) is not None:
             lines += previous
             continue
         lines += (best_markdown(section, runs[section.studies[0]], chosen[section.title]) if section.config
