@@ -22,6 +22,7 @@ import gamecore
 from agents.batch import GameBatch
 from agents.executors import executor
 from agents.interruption import Interrupted
+from agents.progress import progress_bar
 from agents.search import compiled
 from agents.setup import Setup
 from agents.specs import PYTHON, acting_mode, python_agent
@@ -316,9 +317,10 @@ def evaluate_setup(
         if on_chunk is not None:
             on_chunk(np.tile(np.arange(first, first + result[2].size // n_sides), n_sides), result[0])
         if bar is not None:
-            bar.update(result[0].size // n_sides)
+            deals = result[0].size // n_sides
             wins = sum(int(np.sum(r[0] == 1.0)) for r in results.values()) / n_sides
-            bar.set_postfix(win=f"{100 * wins / bar.n:.1f}%")
+            bar.set_postfix(win=f"{100 * wins / (bar.n + deals):.1f}%")
+            bar.update(deals)
 
     try:
         if workers == 1 and executor_kind == "local":
@@ -404,11 +406,3 @@ def seat_figures(rewards: np.ndarray) -> dict:
     return {"wins": wins, "draws": int(np.sum(rewards == 0.5)), "losses": int(np.sum(rewards == 0.0)),
             "games": games, "win_rate": wins / games if games else 0.0, "wilson_95": list(wilson_interval(wins, games))}
 
-
-def progress_bar(total: int, enabled: bool, unit: str = "game", smoothing: float = 0.1):
-    """A tqdm bar on stderr, or None when disabled."""
-    if not enabled:
-        return None
-    from tqdm import tqdm
-
-    return tqdm(total=total, unit=unit, smoothing=smoothing, dynamic_ncols=True)

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 from conftest import run_cli
 
+from agents import progress
 from agents.evaluation import evaluate_setup
 from gamecore.stats import normal_half_width, wilson_interval
 
@@ -102,3 +103,14 @@ def test_a_few_games_spread_over_the_workers():
     result = evaluate_setup("random-random-random", "easy", games=2, seed=0, workers=2,
                             on_chunk=lambda ids, rewards: chunks.append(sorted(ids.tolist())))
     assert result.games == 2 and sorted(chunks) == [[0], [1]]
+
+
+def test_progress_without_a_terminal_is_plain_lines(monkeypatch, capsys):
+    """In a job's log file (stderr not a terminal, as here) progress is a line now and then with the games, the
+    win rate so far and the time left, not a bar's carriage-return redraws; a last line at the end."""
+    monkeypatch.setattr(progress, "LINE_INTERVAL_SECONDS", 0.0)
+    result = evaluate_setup("random-random-random", "easy", games=3000, seed=0, progress=True, max_chunk=500)
+    err = capsys.readouterr().err
+    lines = err.splitlines()
+    assert "\r" not in err and len(lines) >= 3 and "ETA" in lines[0]
+    assert lines[-1].startswith(f"  games 3,000/3,000 (100%) | win {100 * result.win_rate:.1f}% | ")

@@ -126,7 +126,7 @@ def _play(spec: StudySpec, trial: FrozenTrial, games: int, seed: int, workers: i
     print(f"[{spec.name}] {label}: trial {trial.number} on {games:,} games of seed {seed}", file=sys.stderr,
           flush=True)
     played: Evaluation = evaluate_setup(setup, games=games, seed=seed, options=spec.trial_options(trial.params),
-                                        workers=workers, progress=sys.stderr.isatty(), seats=spec.seat,
+                                        workers=workers, progress=True, seats=spec.seat,
                                         executor_kind=spec.executor, address=spec.ray_address)
     figure = {"win_rate": played.win_rate, "wilson_95": list(played.wilson_95), "games": played.games, "seed": seed}
     if played.seats:

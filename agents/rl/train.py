@@ -27,7 +27,7 @@ import numpy as np
 import torch
 
 from agents.batch import GameBatch
-from agents.evaluation import progress_bar
+from agents.progress import progress_bar
 from agents.interruption import Interrupted
 from agents.rl import RL_STAGES, make_learner
 from agents.rl.common import GAMMA
