@@ -115,8 +115,9 @@ def quiet_child() -> None:
     die_with_parent(signal.SIGKILL)
 
 
-def stop_processes(processes, seconds: float = 4.0) -> None:
-    """SIGTERM to each live process, then SIGKILL to those still alive after ``seconds`` in all."""
+def stop_processes(processes, seconds: float = 2.5) -> None:
+    """SIGTERM to each live process, then SIGKILL to those still alive after ``seconds`` in all (a process inside
+    a long compiled game handles no signal: killed in time for the whole to stop within 5 s)."""
     for process in processes:
         if process.is_alive():
             with contextlib.suppress(ProcessLookupError):

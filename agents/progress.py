@@ -3,16 +3,18 @@
 import sys
 import time
 
+FIRST_LINE_SECONDS = 10.0
 LINE_INTERVAL_SECONDS = 60.0
 
 
 class LineProgress:
-    """Progress for a log file (a job under nohup or a scheduler): one line at most every ``interval`` seconds,
-    ``episodes 2,000/10,000 (20%) | win 31.5% | 120 s elapsed, ETA 480 s``, where a bar's redraws would be noise.
-    The part of tqdm's interface the callers use."""
+    """Progress for a log file (a job under nohup or a scheduler), where a bar's redraws would be noise: a first
+    line once the work has run ``first`` seconds (it runs, and its ETA), then one at most every ``interval``
+    seconds, ``episodes 2,000/10,000 (20%) | win 31.5% | 120 s elapsed, ETA 480 s``. The part of tqdm's
+    interface the callers use."""
 
-    def __init__(self, total: int, unit: str, interval: float):
-        self.total, self.unit, self.interval = total, unit, interval
+    def __init__(self, total: int, unit: str, first: float, interval: float):
+        self.total, self.unit, self.first, self.interval = total, unit, first, interval
         self.n = self.shown_n = 0
         self.postfix: dict[str, str] = {}
         self.start = self.shown = time.monotonic()
@@ -22,7 +24,8 @@ class LineProgress:
 
     def update(self, n: int = 1) -> None:
         self.n += n
-        if time.monotonic() - self.shown >= self.interval:
+        wait = self.interval if self.shown > self.start else self.first
+        if time.monotonic() - self.shown >= wait:
             self.show()
 
     def show(self) -> None:
@@ -47,7 +50,7 @@ def progress_bar(total: int, enabled: bool, unit: str = "game", smoothing: float
     if not enabled:
         return None
     if not sys.stderr.isatty():
-        return LineProgress(total, unit, LINE_INTERVAL_SECONDS)
+        return LineProgress(total, unit, FIRST_LINE_SECONDS, LINE_INTERVAL_SECONDS)
     from tqdm import tqdm
 
     return tqdm(total=total, unit=unit, smoothing=smoothing, dynamic_ncols=True)

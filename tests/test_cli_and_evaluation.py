@@ -108,6 +108,7 @@ def test_a_few_games_spread_over_the_workers():
 def test_progress_without_a_terminal_is_plain_lines(monkeypatch, capsys):
     """In a job's log file (stderr not a terminal, as here) progress is a line now and then with the games, the
     win rate so far and the time left, not a bar's carriage-return redraws; a last line at the end."""
+    monkeypatch.setattr(progress, "FIRST_LINE_SECONDS", 0.0)
     monkeypatch.setattr(progress, "LINE_INTERVAL_SECONDS", 0.0)
     result = evaluate_setup("random-random-random", "easy", games=3000, seed=0, progress=True, max_chunk=500)
     err = capsys.readouterr().err

@@ -51,9 +51,9 @@ def test_every_illegal_action_is_rejected_with_its_reason(hand, protected, actio
     s[K.HAND], s[K.HAND + 1] = hand
     s[K.PROTECTED + 1] = protected
     assert action not in state.legal_actions()
+    before = state.core_state()
     with pytest.raises(IllegalActionError, match=reason.replace("(", r"\(")):
         state.apply(action)
-    before = state.core_state()
     assert np.array_equal(before, state.core_state())  # nothing changed
 
 

@@ -115,10 +115,11 @@ def test_setups_and_configurations_name_their_game(tmp_path):
 def test_cli_evaluates_and_plays_the_game(tmp_path):
     env = {"PYTHONPATH": str(TESTS), "PATH": "/usr/bin:/bin"}
     command = [sys.executable, "-m", "tuning.cli"]
-    evaluated = subprocess.run([*command, "eval", "--game", "nim", "--setup", "optimal-random", "--games", "50",
-                                "--json"], capture_output=True, text=True, env=env, check=True)
-    result = json.loads(evaluated.stdout)
-    assert result["game"] == "nim" and result["games"] == 100 and set(result["seats"]) == {"first", "second"}
+    for seat, games, seats in (([], 50, {"first"}), (["--seat", "both"], 100, {"first", "second"})):
+        evaluated = subprocess.run([*command, "eval", "--game", "nim", "--setup", "optimal-random", "--games", "50",
+                                    *seat, "--json"], capture_output=True, text=True, env=env, check=True)
+        result = json.loads(evaluated.stdout)
+        assert result["game"] == "nim" and result["games"] == games and set(result["seats"]) == seats
     played = subprocess.run([*command, "play", "--game", "nim", "--setup", "optimal-random", "--option", "pile=9"],
                             capture_output=True, text=True, env=env, check=True)
     assert played.stdout.startswith("player 0 takes 1, 8 left") and "winner: player 0" in played.stdout

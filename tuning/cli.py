@@ -83,8 +83,9 @@ def build_parser(game_name: str | None = None) -> argparse.ArgumentParser:
     evaluate.add_argument("--executor", choices=EXECUTORS, default="local",
                           help="where the games run: local processes (--workers) or a Ray cluster")
     evaluate.add_argument("--ray-address", help="the Ray cluster (ray.init address; default: a local Ray instance)")
-    evaluate.add_argument("--seat", choices=SEATS, default="both",
-                          help="two-player games: the evaluated agent's seat (both: every deal in each seat)")
+    evaluate.add_argument("--seat", choices=SEATS, default="first",
+                          help="two-player games: the evaluated agent's seat (default first, as the thesis's tables; "
+                               "both: every deal in each seat)")
 
     train = commands.add_parser("train", help="train the rl stages of a setup")
     _add_setup_arguments(train)
@@ -344,6 +345,8 @@ def _eval(parser, args) -> int:
     except SpecError as error:  # e.g. weights that cannot be loaded
         parser.error(str(error))
     except Interrupted as stop:
+        if stop.partial is None:  # stopped before the games began (compiling, loading networks): nothing to report
+            raise
         result, code = stop.partial, stop.exit_code
         print(f"interrupted ({stop.signal_name}) after {result.games} of {args.games} games: the figures below are "
               "of the games finished", file=sys.stderr)

@@ -624,6 +624,7 @@ def _run_workers(context: TrialContext, storage: str, n_trials: int, workers: in
                 processes[w].start()
     except Interrupted:
         stop_processes(list(processes.values()))
+        close_abandoned(open_study(context.spec, storage))  # a worker killed inside a long game left its trial running
         raise
     if failed:
         raise SpecError(f"study {context.spec.name}: workers stopped on failing trials (their messages above)")
