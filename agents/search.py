@@ -316,6 +316,12 @@ def _build(game: types.ModuleType) -> types.ModuleType:
         (``state_value``). Under MCTS-RAVE (``moves`` not empty) each move is played in its canonical form and
         recorded (action key, mover), up to ``len(moves)``. Returns the number recorded and the value where
         the playout stopped (-1 at the end of the game)."""
+        if moves.shape[0] == 0 and not truncate and nets[0].shape[0] == 0:  # bare: the checks cost LOTR's MCTS 15%
+            while not game.is_over(D):
+                game.playout_action(D, policy, rs, act, scratch)
+                if game.apply(D, act, err) != game.OK:
+                    raise RuntimeError("a compiled policy chose an illegal action")
+            return 0, -1.0
         n = 0
         while not game.is_over(D):
             if truncate:
