@@ -258,7 +258,6 @@ def test_lotr_eval_reports_the_games_finished_marked_interrupted(in_tmp, signum)
     assert f"interrupted ({signal.Signals(signum).name}) after {played} of 100000 games" in err
 
 
-
 def test_lotr_eval_stopped_before_its_first_game_says_so_in_one_line(in_tmp):
     """A Ctrl-C while the game's code compiles (an empty compile cache): no games to report, no traceback."""
     cache = in_tmp / "compile-cache"
@@ -400,7 +399,11 @@ def test_the_survivors_take_over_a_killed_workers_trial_and_meet_the_budget(in_t
     assert started.finish(300)[0] == 0
     workers = [lotr(in_tmp, "tune", "worker", path, "--storage", url) for _ in range(3)]
     victim = workers[0]
-    early = lambda: (t := playing(url, "f", victim.pid)) and max(t.intermediate_values) <= 150  # noqa: E731
+
+    def early():
+        trial = playing(url, "f", victim.pid)
+        return trial and max(trial.intermediate_values) <= 150
+
     wait_for(early, 180, "the first worker in the first half of a trial (not about to finish it)", victim)
     victim.kill()
     for worker in workers[1:]:
