@@ -1,10 +1,9 @@
-"""Game-playing agents (random, expert, flat Monte Carlo, MCTS), combined per decision stage."""
+"""Game-playing agents (compiled policies, flat Monte Carlo, MCTS, Python agents) of any game, combined per role."""
 
 import gamecore  # noqa: F401  (configures the compiled code's cache before any compiled agent is defined)
 from agents.agent import Agent
 from agents.evaluation import Evaluation, evaluate_setup
-from agents.setup import STAGES, Setup
-from agents.specs import AGENT_KINDS, AgentSpec, SpecError, agent_kinds
+from agents.setup import Setup
+from agents.specs import AgentSpec, SpecError, agent_kinds
 
-__all__ = ["AGENT_KINDS", "STAGES", "Agent", "AgentSpec", "Evaluation", "Setup", "SpecError", "agent_kinds",
-           "evaluate_setup"]
+__all__ = ["Agent", "AgentSpec", "Evaluation", "Setup", "SpecError", "agent_kinds", "evaluate_setup"]

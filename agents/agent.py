@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 
-import gamecore
 from agents.batch import N_UNIFORMS
 from agents.search import compiled
 from agents.specs import FLAT_MC, PYTHON, AgentSpec, acting_mode, python_agent
+from gamecore.errors import IllegalActionError
 from gamecore.rng import mix64
-from lotr_sim import IllegalActionError
 
 
 class Agent:
@@ -21,7 +20,7 @@ class Agent:
 
     def __init__(self, spec: AgentSpec, seed: int = 0):
         self.spec = spec
-        self._kernels = gamecore.load(spec.game).kernels
+        self._kernels = spec.game.kernels
         self._row = spec.row()
         self._rs = np.array([mix64(np.uint64(seed))], np.uint64)
         self._generator = np.random.default_rng(int(self._rs[0]))  # as GameBatch seeds a Python agent

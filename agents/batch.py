@@ -12,7 +12,6 @@ from typing import Any
 
 import numpy as np
 
-import gamecore
 from agents.search import compiled
 
 GAME_OVER = -1
@@ -24,7 +23,7 @@ class GameBatch:
     ``advance`` plays the compiled roles."""
 
     def __init__(self, setup, options: dict[str, Any], size: int):
-        game = gamecore.load(setup.game)
+        game = setup.game
         self.kernels, self.search = game.kernels, compiled(game.kernels)
         self.rows, self.options = setup.rows(), game.option_codes(game.check_options(options))
         n_roles = len(game.roles)

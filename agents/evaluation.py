@@ -1,6 +1,6 @@
 """The evaluation harness: many games of a setup, in parallel processes, with a progress bar.
 
-``evaluate_setup(setup, difficulty, games, seed)`` plays games 0..games-1 of
+``evaluate_setup(setup, games, seed, options)`` plays games 0..games-1 of
 ``seed``; game i is dealt from ``derive_seed(seed, i)`` in every run (common
 random numbers across setups, see ``search``), so per-game outcomes are
 identical for any number of workers. Games run in chunks sized to take about
@@ -83,10 +83,6 @@ class Evaluation:
         self.normal_95_half_width = normal_half_width(self.wins, self.games)
 
     @property
-    def difficulty(self) -> str | None:
-        return self.options.get("difficulty")
-
-    @property
     def games_per_second(self) -> float:
         return self.games / self.seconds if self.seconds > 0 else 0.0
 
@@ -152,39 +148,65 @@ def json_ready(value):
 
 def sides(setup: Setup, seats: str) -> list[tuple[str, Setup, int]]:
     """The (seat name, setup as played, player of the evaluated agent) runs of an evaluation."""
-    if not gamecore.load(setup.game).by_seat:
+    if not setup.game.by_seat:
         return [("", setup, 0)]
     chosen = {"first": ("first",), "second": ("second",), "both": ("first", "second")}[seats]
     return [(seat, setup if seat == "first" else setup.swapped(), 0 if seat == "first" else 1) for seat in chosen]
 
 
-def play_chunk(setup: Setup, options: dict, seats: str, seed: int, first: int, count: int):
-    """Games first..first+count-1 in every seat asked for: (rewards of the evaluated agent, records, seconds
-    per game, seconds per role, decisions per role); the per-game arrays hold one seat's games after another."""
-    runs = [play_side(played, options, player, seed, first, count) for _, played, player in sides(setup, seats)]
-    # per role of ``setup``: a side played with the seats exchanged has its roles the other way round
-    by_role = [(run[3], run[4]) if player == 0 else (run[3][::-1], run[4][::-1])
-               for run, (_, _, player) in zip(runs, sides(setup, seats))]
-    return tuple(np.concatenate(parts) for parts in zip(*[run[:3] for run in runs])) + (
-        sum(seconds for seconds, _ in by_role),
-        sum(decisions for _, decisions in by_role),
-    )
+@dataclass
+class Played:
+    """Games played: per game, the evaluated agent's reward (1 win, 0.5 draw, 0 loss), the game's record and
+    its seconds; per role of the evaluated setup, the seconds spent deciding and the decisions made."""
+
+    rewards: np.ndarray
+    records: np.ndarray
+    seconds: np.ndarray
+    role_seconds: np.ndarray
+    decisions: np.ndarray
+
+    @property
+    def games(self) -> int:
+        return int(self.rewards.size)
+
+    @classmethod
+    def joined(cls, parts: list[Played]) -> Played:
+        """``parts`` one after another (per game) and added up (per role)."""
+        return cls(*(np.concatenate([getattr(part, name) for part in parts]) for name in ("rewards", "records",
+                                                                                          "seconds")),
+                   sum(part.role_seconds for part in parts), sum(part.decisions for part in parts))
+
+    def split(self, count: int) -> list[Played]:
+        """The games in ``count`` equal runs (one seat's games after another), without the per-role figures."""
+        return [Played(rewards, records, seconds, np.zeros_like(self.role_seconds), np.zeros_like(self.decisions))
+                for rewards, records, seconds in
+                zip(*(np.split(getattr(self, name), count) for name in ("rewards", "records", "seconds")))]
+
+
+def play_chunk(setup: Setup, options: dict, seats: str, seed: int, first: int, count: int) -> Played:
+    """Games first..first+count-1 in every seat asked for, one seat's games after another."""
+    runs = []
+    for _, played, player in sides(setup, seats):
+        run = play_side(played, options, player, seed, first, count)
+        if player == 1:  # played with the seats exchanged: its roles the other way round, per role of ``setup``
+            run.role_seconds, run.decisions = run.role_seconds[::-1], run.decisions[::-1]
+        runs.append(run)
+    return Played.joined(runs)
 
 
 def warm_up(setup: Setup, options: dict) -> None:
     """Compile or load the game's code and load the setup's Python agents (networks), untimed: one game of the
     game's random policy (its compiled game loop holds every compiled agent, so a slow agent, Star2.5 at
     minutes a game, costs no game here), and one game of the setup when some role decides in Python."""
-    game = gamecore.load(setup.game)
-    play_chunk(Setup.uniform(game.policies[0], game=setup.game), options, "first", WARM_UP_SEED, 0, 1)
+    play_chunk(Setup.uniform(setup.game.policies[0], game=setup.game), options, "first", WARM_UP_SEED, 0, 1)
     if setup.has_python_agents:
         play_chunk(setup, options, "first", WARM_UP_SEED, 0, 1)
 
 
-def play_side(setup: Setup, options: dict, player: int, seed: int, first: int, count: int):
+def play_side(setup: Setup, options: dict, player: int, seed: int, first: int, count: int) -> Played:
     if setup.has_python_agents:
         return play_side_in_batches(setup, options, player, seed, first, count)
-    game = gamecore.load(setup.game)
+    game = setup.game
     kernels = game.kernels
     n_roles = len(game.roles)
     records = np.empty((count, kernels.N_RECORD), np.int64)
@@ -198,8 +220,9 @@ def play_side(setup: Setup, options: dict, player: int, seed: int, first: int, c
     elapsed, span = time.perf_counter() - wall, now_ticks() - start
     if span > 0:
         seconds_per_tick = elapsed / span
-        return rewards[:, player], records, game_ticks * seconds_per_tick, role_ticks * seconds_per_tick, decisions
-    return rewards[:, player], records, np.full(count, elapsed / count), np.full(n_roles, np.nan), decisions
+        return Played(rewards[:, player], records, game_ticks * seconds_per_tick, role_ticks * seconds_per_tick,
+                      decisions)
+    return Played(rewards[:, player], records, np.full(count, elapsed / count), np.full(n_roles, np.nan), decisions)
 
 
 @functools.lru_cache(maxsize=16)
@@ -207,7 +230,7 @@ def _python_agent(role: str, spec):
     return python_agent(role, spec)
 
 
-def play_side_in_batches(setup: Setup, options: dict, player: int, seed: int, first: int, count: int):
+def play_side_in_batches(setup: Setup, options: dict, player: int, seed: int, first: int, count: int) -> Played:
     """``play_side`` for setups with Python agents: the games in lockstep, one network call per
     role and step. Time per game is the chunk's time shared equally among its games."""
     import torch
@@ -236,7 +259,8 @@ def play_side_in_batches(setup: Setup, options: dict, player: int, seed: int, fi
                 python_seconds[index] += time.perf_counter() - before
     elapsed, span = time.perf_counter() - wall, now_ticks() - start
     compiled_seconds = batch.role_ticks * (elapsed / span) if span > 0 else np.zeros(len(setup.roles))
-    return rewards, records, np.full(count, elapsed / count), compiled_seconds + python_seconds, batch.decisions
+    return Played(rewards, records, np.full(count, elapsed / count), compiled_seconds + python_seconds,
+                  batch.decisions)
 
 
 class _Chunks:
@@ -265,11 +289,9 @@ class _Chunks:
 
 def evaluate_setup(
     setup: Setup | str,
-    difficulty: str | None = None,
     games: int = 1000,
     seed: int = 0,
     workers: int = 1,
-    full_scenario: bool = False,
     progress: bool = False,
     on_chunk: Callable[[np.ndarray, np.ndarray], None] | None = None,
     max_chunk: int = MAX_CHUNK_GAMES,
@@ -278,10 +300,11 @@ def evaluate_setup(
     executor_kind: str = "local",
     address: str | None = None,
 ) -> Evaluation:
-    """Play games 0..games-1 of ``seed`` with ``setup`` (a Setup or its short form, LOTR's) and summarise them.
+    """Play games 0..games-1 of ``seed`` with ``setup`` (a Setup, or a short form of the default game) and
+    summarise them.
 
-    ``options`` are the game's (``difficulty`` and ``full_scenario`` are LOTR's, given here for short). In
-    a two-player game the setup's first agent is evaluated against the second, in the ``seats`` asked for
+    ``options`` are the game's (LOTR's difficulty: ``{"difficulty": "easy"}``). In a two-player game the
+    setup's first agent is evaluated against the second, in the ``seats`` asked for
     (first, second, or both: every deal played twice, the seats exchanged). ``executor_kind = "ray"`` plays
     the chunks on the Ray cluster at ``address`` (``agents.executors``; ``workers`` chunks at once when
     more than 1, else the cluster's CPUs); the result is the local one.
@@ -290,12 +313,7 @@ def evaluate_setup(
     tuning pruner's). Ctrl-C or SIGTERM raises ``Interrupted`` whose ``partial`` is the Evaluation of
     the games finished (marked ``interrupted``)."""
     setup = Setup.parse(setup) if isinstance(setup, str) else setup
-    options = dict(options or {})
-    if difficulty is not None:
-        options["difficulty"] = difficulty
-    if full_scenario:
-        options["full_scenario"] = True
-    options = gamecore.load(setup.game).check_options(options, "options")
+    options = setup.game.check_options(dict(options or {}), "options")
     if games < 1:
         raise ValueError(f"games must be at least 1, got {games}")
     if workers < 1:
@@ -306,19 +324,19 @@ def evaluate_setup(
     args = (setup, options, seats, seed)
     chunks = _Chunks(games, max_chunk)
     n_sides = len(sides(setup, seats))
-    results: dict[int, tuple] = {}
+    results: dict[int, Played] = {}
     warm_up(setup, options)
     bar = progress_bar(games, progress)
     start = time.perf_counter()
 
-    def record(first: int, result: tuple) -> None:
+    def record(first: int, result: Played) -> None:
         results[first] = result
-        chunks.learn(result[2])
+        chunks.learn(result.seconds)
+        deals = result.games // n_sides
         if on_chunk is not None:
-            on_chunk(np.tile(np.arange(first, first + result[2].size // n_sides), n_sides), result[0])
+            on_chunk(np.tile(np.arange(first, first + deals), n_sides), result.rewards)
         if bar is not None:
-            deals = result[0].size // n_sides
-            wins = sum(int(np.sum(r[0] == 1.0)) for r in results.values()) / n_sides
+            wins = sum(int(np.sum(r.rewards == 1.0)) for r in results.values()) / n_sides
             bar.set_postfix(win=f"{100 * wins / (bar.n + deals):.1f}%")
             bar.update(deals)
 
@@ -356,23 +374,22 @@ def evaluate_setup(
 
 
 def _summarise(setup, options, seats, seed, workers, interrupted, seconds, results) -> Evaluation:
-    game = gamecore.load(setup.game)
+    game = setup.game
     names = [name for name, _, _ in sides(setup, seats)]
     firsts = sorted(results)
-    by_side = lambda k: [np.split(results[f][k], len(names)) for f in firsts]  # noqa: E731
-    rewards, records, game_seconds = (
-        [np.concatenate([chunk[i] for chunk in by_side(k)]) if firsts else empty for i in range(len(names))]
-        for k, empty in ((0, np.empty(0)), (1, np.empty((0, game.kernels.N_RECORD), np.int64)), (2, np.empty(0)))
-    )
-    per_side = [np.arange(f, f + results[f][2].size // len(names)) for f in firsts]
-    ids = np.concatenate(per_side or [np.empty(0, np.int64)])
-    all_rewards, all_records, all_seconds = (np.concatenate(part) for part in (rewards, records, game_seconds))
-    role_seconds = sum((results[f][3] for f in firsts), np.zeros(len(setup.roles)))
-    decisions = sum((results[f][4] for f in firsts), np.zeros(len(setup.roles), np.int64))
-    seat_counts = {name: {**seat_figures(r), "metrics": game.summarise(played)}
-                   for name, r, played in zip(names, rewards, records) if name}
+    nothing = Played(np.empty(0), np.empty((0, game.kernels.N_RECORD), np.int64), np.empty(0),
+                     np.zeros(len(setup.roles)), np.zeros(len(setup.roles), np.int64))
+    chunks = [nothing, *(results[f] for f in firsts)]
+    per_side = [Played.joined([chunk.split(len(names))[i] for chunk in chunks]) for i in range(len(names))]
+    ids = np.concatenate([np.arange(f, f + results[f].games // len(names)) for f in firsts] or [np.empty(0, np.int64)])
+    played = Played.joined(per_side)  # per game: one seat's games after the other's
+    all_rewards, all_records, all_seconds = played.rewards, played.records, played.seconds
+    totals = Played.joined(chunks)
+    role_seconds, decisions = totals.role_seconds, totals.decisions
+    seat_counts = {name: {**seat_figures(side.rewards), "metrics": game.summarise(side.records)}
+                   for name, side in zip(names, per_side) if name}
     return Evaluation(
-        game=setup.game,
+        game=game.name,
         options=options,
         setup=str(setup),
         oracle=setup.is_oracle,

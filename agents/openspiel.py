@@ -19,8 +19,8 @@ from __future__ import annotations
 
 import numpy as np
 
-import gamecore
 from agents.search import compiled
+from gamecore.interface import Game
 from gamecore.rng import mix64
 
 ROLLOUTS = ("compiled", "openspiel")
@@ -30,8 +30,7 @@ FINAL_POLICIES = ("visits", "value")
 class CompiledRollouts:
     """An OpenSpiel evaluator (``evaluate``, ``prior``): one playout of the game's compiled ``policy``."""
 
-    def __init__(self, game_name: str, policy: str, rs: np.ndarray):
-        game = gamecore.load(game_name)
+    def __init__(self, game: Game, policy: str, rs: np.ndarray):
         self.kernels, self.search = game.kernels, compiled(game.kernels)
         self.policy, self.rs = game.policies.index(policy), rs
         self.act = np.empty(self.kernels.ACTION_SIZE, np.int64)
@@ -58,9 +57,9 @@ class SpielAgent:
         from gamecore import openspiel
 
         self.params = spec.as_dict()
-        self.game = openspiel.load(spec.game)
-        self.game_name, self.information_sets = spec.game, information_sets
-        self.action_size = gamecore.load(spec.game).kernels.ACTION_SIZE
+        self.ours, self.information_sets = spec.game, information_sets
+        self.game = openspiel.load(spec.game.name)
+        self.action_size = spec.game.kernels.ACTION_SIZE
 
     def choose(self, states: np.ndarray, uniforms: np.ndarray, mode: str):
         acts = np.zeros((len(states), self.action_size), np.int64)
@@ -80,7 +79,7 @@ class SpielAgent:
             evaluator = mcts.RandomRolloutEvaluator(n_rollouts=1, random_state=random_state)
         else:
             rs = np.array([mix64(np.uint64(seed))], np.uint64)
-            evaluator = CompiledRollouts(self.game_name, p["playout"], rs)
+            evaluator = CompiledRollouts(self.ours, p["playout"], rs)
         if not self.information_sets:
             return mcts.MCTSBot(self.game, p["uct_c"], p["max_simulations"], evaluator, solve=False,
                                 random_state=random_state)

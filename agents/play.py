@@ -6,7 +6,6 @@ from typing import Any
 
 import numpy as np
 
-import gamecore
 from agents.agent import Agent
 from agents.search import AGENT_STREAM
 from agents.setup import Setup
@@ -27,7 +26,7 @@ def play_traced_game(setup: Setup, seed: int, **options: Any):
 
     The agents draw from the same streams as in the harness, so this is the
     game the harness plays for a deal seeded ``seed``."""
-    game = gamecore.load(setup.game)
+    game = setup.game
     state = game.new_game(seed, trace=True, **game.check_options(options, "game"))
     agents = role_agents(setup, seed)
     while not state.is_over:

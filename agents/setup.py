@@ -46,7 +46,7 @@ import tomli_w
 
 import gamecore
 from agents.specs import PYTHON, AgentKind, AgentSpec, SpecError, agent_kinds
-from lotr_sim.game import STAGES as STAGES  # LOTR's roles, for the modules that name them
+from gamecore.interface import Game
 
 FORMAT = 1
 FILE_PARAMS = ("weights", "playout_nets")  # paths; in a configuration file, relative to the file's folder
@@ -90,10 +90,13 @@ def _table(value: Any, where: str, expected: str = "a table") -> dict:
 
 class Setup:
     """One AgentSpec per role of a game: ``Setup(planning, questing, travel, defense, attack)`` (LOTR),
-    ``Setup(first, second, game="nim")``, or by role name; ``setup.questing`` is a role's agent."""
+    ``Setup(first, second, game="nim")``, or by role name; ``setup.questing`` is a role's agent. ``game`` is
+    the game object (a name given here is loaded once); a setup of agents alone takes their game."""
 
-    def __init__(self, *agents: AgentSpec, game: str = gamecore.DEFAULT_GAME, **by_role: AgentSpec):
-        roles = gamecore.load(game).roles
+    def __init__(self, *agents: AgentSpec, game: Game | str | None = None, **by_role: AgentSpec):
+        given = [*agents, *by_role.values()]
+        game = gamecore.load(game or (given[0].game if given else gamecore.DEFAULT_GAME))
+        roles = game.roles
         if by_role:
             unknown = set(by_role) - set(roles)
             if unknown or agents:
@@ -110,7 +113,7 @@ class Setup:
         object.__setattr__(self, "game", game)
 
     def __getattr__(self, role: str) -> AgentSpec:
-        roles = gamecore.load(self.__dict__["game"]).roles if "game" in self.__dict__ else ()
+        roles = self.__dict__["game"].roles if "game" in self.__dict__ else ()
         if role in roles:
             return self.__dict__["agents"][roles.index(role)]
         raise AttributeError(role)
@@ -125,15 +128,15 @@ class Setup:
         return hash((self.game, self.agents))
 
     def __repr__(self) -> str:
-        return f"Setup({', '.join(map(repr, self.agents))}, game={self.game!r})"
+        return f"Setup({', '.join(map(repr, self.agents))}, game={self.game.name!r})"
 
     @property
     def roles(self) -> tuple[str, ...]:
-        return gamecore.load(self.game).roles
+        return self.game.roles
 
     def role_of(self, state) -> str:
         """The role that decides ``state``'s pending decision: its seat, or its decision kind."""
-        return self.roles[state.to_move] if gamecore.load(self.game).by_seat else state.decision_kind
+        return self.roles[state.to_move] if self.game.by_seat else state.decision_kind
 
     def swapped(self) -> Setup:
         """A two-player setup with the seats exchanged (the second mover's agent first)."""
@@ -142,12 +145,12 @@ class Setup:
     # ---- construction -------------------------------------------------------------------------------------------
 
     @classmethod
-    def parse(cls, text: str, game: str = gamecore.DEFAULT_GAME) -> Setup:
+    def parse(cls, text: str, game: Game | str = gamecore.DEFAULT_GAME) -> Setup:
         """The setup of a short form with default parameters: one agent name per role ("A-B" for a
         two-player game; LOTR: "P-Q-T-D-A", or "P-Q-D" with travel and attack random), or one agent
         name for every role."""
-        kinds = agent_kinds(game)
         described = gamecore.load(game)
+        kinds = agent_kinds(described)
         roles, short = described.roles, described.short_roles
         parts = _split_agents(text, kinds)
         if len(parts) == 1 and parts[0] in kinds:
@@ -162,13 +165,13 @@ class Setup:
                                 for i, r in enumerate((short, roles) if short else (roles,)))
             raise SpecError(f"setup {text!r}: expected 1 agent, {forms}, got {len(parts)}")
         names = dict.fromkeys(roles, described.policies[0]) | dict(zip(named, parts))
-        return cls(*[AgentSpec.make(names[role], game=game) for role in roles], game=game)
+        return cls(*[AgentSpec.make(names[role], game=described) for role in roles], game=described)
 
     @classmethod
-    def uniform(cls, agent: str, game: str = gamecore.DEFAULT_GAME) -> Setup:
+    def uniform(cls, agent: str, game: Game | str = gamecore.DEFAULT_GAME) -> Setup:
         """The same agent, with its default parameters, at every role."""
         spec = AgentSpec.make(agent, where="agent", game=game)
-        return cls(*[spec] * len(gamecore.load(game).roles), game=game)
+        return cls(*[spec] * len(spec.game.roles), game=spec.game)
 
     def with_params(self, assignments: dict[str, Any], where: str = "--set") -> Setup:
         """A copy with parameters changed: "budget" at every role whose agent has it, "questing.budget" at one.
@@ -214,8 +217,7 @@ class Setup:
     @property
     def short_name(self) -> str:
         """Agent names only; LOTR: three parts when travel and attack are random, else five."""
-        described = gamecore.load(self.game)
-        short, default = described.short_roles, described.policies[0]
+        short, default = self.game.short_roles, self.game.policies[0]
         others = [spec.agent for role, spec in zip(self.roles, self.agents) if role not in short]
         roles = short if short and all(agent == default for agent in others) else self.roles
         return "-".join(getattr(self, role).agent for role in roles)
@@ -266,11 +268,11 @@ class Setup:
         """The setup a parsed configuration (see the module docstring) describes; ``source`` prefixes
         errors; relative ``weights`` paths are taken from ``folder`` (the file's)."""
         data = _table(data, source)
-        game = data.get("game", gamecore.DEFAULT_GAME)
         try:
-            roles = gamecore.load(game).roles
+            game = gamecore.load(data.get("game", gamecore.DEFAULT_GAME))
         except SpecError as error:
             raise SpecError(f"{source}: game: {error}") from None
+        roles = game.roles
         kinds = agent_kinds(game)
         valid_agents = ", ".join(kinds)
         top_keys = (*COMMON_KEYS, *roles)
@@ -282,7 +284,7 @@ class Setup:
             raise SpecError(f"{source}: format = {version!r} is not supported; expected {FORMAT}")
         base = data.get("setup")
         if base is None:
-            base = cls.uniform(gamecore.load(game).policies[0], game)
+            base = cls.uniform(game.policies[0], game)
         elif not isinstance(base, str):
             raise SpecError(f"{source}: setup = {base!r} is invalid; expected a short form such as 'random-mcts-mcts'")
         else:
@@ -315,7 +317,7 @@ class Setup:
 
     def to_mapping(self, metadata: dict | None = None) -> dict:
         """A self-contained configuration: the game, the short name and every parameter of every role."""
-        data: dict[str, Any] = {"format": FORMAT, "game": self.game, "setup": self.short_name}
+        data: dict[str, Any] = {"format": FORMAT, "game": self.game.name, "setup": self.short_name}
         for role, spec in zip(self.roles, self.agents):
             data[role] = {"agent": spec.agent, **spec.as_dict()}
         if metadata is not None:

@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 import gamecore
-from gamecore.interface import imported
+from gamecore.interface import Game, imported
 from gamecore.params import Param, SpecError
 from gamecore.row import (
     BUDGET,
@@ -112,14 +112,13 @@ PYTHON_AGENTS = (
 )
 
 
-def agent_kinds(game_name: str = gamecore.DEFAULT_GAME) -> dict[str, AgentKind]:
+def agent_kinds(game: Game | str = gamecore.DEFAULT_GAME) -> dict[str, AgentKind]:
     """The agents of a game: its compiled policies, the searches with its options, its Python agents."""
-    return _agent_kinds(game_name)
+    return _agent_kinds(gamecore.load(game))
 
 
 @functools.cache
-def _agent_kinds(game_name: str) -> dict[str, AgentKind]:
-    game = gamecore.load(game_name)
+def _agent_kinds(game: Game) -> dict[str, AgentKind]:
     playout = Param("playout", str, game.policies[0], choices=game.policies, help="policy of the playouts")
     rewards = REWARDS if hasattr(game.kernels, "margin") else REWARDS[:1]
     reward = Param("reward", str, REWARDS[0], choices=rewards,
@@ -135,13 +134,13 @@ def _agent_kinds(game_name: str) -> dict[str, AgentKind]:
         AgentKind("oracle-mcts", MCTS, search, oracle=True,
                   help="MCTS on the true state, hidden information known: an upper bound, not an honest agent"),
     ]
-    kinds += [kind for kind in PYTHON_AGENTS if game_name in kind.games]
+    kinds += [kind for kind in PYTHON_AGENTS if game.name in kind.games]
     kinds += _openspiel_kinds(playout)
-    kinds += [AgentKind(agent.name, PYTHON, agent.params, help=agent.help, stages=agent.roles, games=(game_name,),
+    kinds += [AgentKind(agent.name, PYTHON, agent.params, help=agent.help, stages=agent.roles, games=(game.name,),
                         factory=agent.factory) for agent in game.python_agents]
     by_name = {kind.name: kind for kind in kinds}
     for preset in game.presets:  # another agent with other defaults (Love Letter's mc: flat-mc as the thesis ran it)
-        base, where = by_name[preset.agent], f"{game_name} preset {preset.name}"
+        base, where = by_name[preset.agent], f"{game.name} preset {preset.name}"
         defaults = {name: base.param(name, where).check(value, where) for name, value in preset.defaults.items()}
         params = tuple(dataclasses.replace(p, default=defaults.get(p.name, p.default)) for p in base.params)
         by_name[preset.name] = dataclasses.replace(base, name=preset.name, params=params, help=preset.help)
@@ -170,26 +169,30 @@ def _openspiel_kinds(playout: Param) -> list[AgentKind]:
     ]
 
 
-AGENT_KINDS = agent_kinds()  # LOTR's
-
-
-def agent_names(game_name: str = gamecore.DEFAULT_GAME) -> tuple[str, ...]:
-    return tuple(agent_kinds(game_name))
+def agent_names(game: Game | str = gamecore.DEFAULT_GAME) -> tuple[str, ...]:
+    return tuple(agent_kinds(game))
 
 
 @dataclass(frozen=True)
 class AgentSpec:
-    """An agent with all its parameters (defaults filled in): ``AgentSpec.make("mcts", budget=40)``."""
+    """An agent with all its parameters (defaults filled in): ``AgentSpec.make("mcts", budget=40)``.
+
+    ``game`` is the game object (a name given here is loaded once)."""
 
     agent: str
     params: tuple[tuple[str, Any], ...] = ()
-    game: str = gamecore.DEFAULT_GAME
+    game: Game = None  # type: ignore[assignment]  # None: the default game
+
+    def __post_init__(self):
+        object.__setattr__(self, "game", gamecore.load(self.game or gamecore.DEFAULT_GAME))
 
     @classmethod
-    def make(cls, agent: str, where: str = "agent", game: str = gamecore.DEFAULT_GAME, **params: Any) -> AgentSpec:
+    def make(cls, agent: str, where: str = "agent", game: Game | str = gamecore.DEFAULT_GAME,
+             **params: Any) -> AgentSpec:
         """Validate and complete; ``reduction=True/False`` sets every ``reduction_*`` flag.
 
         Raises SpecError (one line naming ``where``, the field and what is valid)."""
+        game = gamecore.load(game)
         kinds = agent_kinds(game)
         kind = kinds.get(agent)
         if kind is None:
@@ -238,7 +241,7 @@ class AgentSpec:
     def row(self) -> np.ndarray:
         """The compiled agent row (``gamecore.row``)."""
         p = self.as_dict()
-        game = gamecore.load(self.game)
+        game = self.game
         row = np.zeros(ROW_WIDTH, np.float64)
         row[KIND] = self.kind.code
         row[BUDGET] = p.get("budget", 0)
@@ -260,11 +263,11 @@ class AgentSpec:
         return row
 
 
-def playout_nets(game_name: str, path: str, where: str = "agent") -> np.ndarray:
+def playout_nets(game: Game, path: str, where: str = "agent") -> np.ndarray:
     """The net table (``gamecore.interface``) of the trained networks the agent configuration ``path`` names,
     read once per version of the file; SpecError (one line naming ``where``) if it names none."""
     try:
-        return _net_table(game_name, str(Path(path).resolve()), os.stat(path).st_mtime_ns)
+        return _net_table(game, str(Path(path).resolve()), os.stat(path).st_mtime_ns)
     except OSError as error:
         problem = f"cannot read: {error.strerror}"
     except SpecError as error:
@@ -274,8 +277,8 @@ def playout_nets(game_name: str, path: str, where: str = "agent") -> np.ndarray:
 
 
 @functools.lru_cache(maxsize=8)
-def _net_table(game_name: str, path: str, version: int) -> np.ndarray:
-    table = imported(gamecore.load(game_name).playout_nets)(path)
+def _net_table(game: Game, path: str, version: int) -> np.ndarray:
+    table = imported(game.playout_nets)(path)
     table.setflags(write=False)
     return table
 

@@ -27,14 +27,14 @@ def mcts_setup(agent: str, budget: int, ppn: int, playout: str = "random") -> Se
 
 def speed(games: int) -> None:
     setup = mcts_setup("mcts", 200, 20)
-    evaluate_setup(setup, "hard", 20, seed=99)  # compile / load the cache
-    result = evaluate_setup(setup, "hard", games, seed=0)
+    evaluate_setup(setup, options={"difficulty": "hard"}, games=20, seed=99)  # compile / load the cache
+    result = evaluate_setup(setup, options={"difficulty": "hard"}, games=games, seed=0)
     print(
         f"speed  {setup}, hard, {games} games: {1000 * result.mean_seconds_per_game:.2f} ms per game "
         f"(p95 {1000 * result.p95_seconds_per_game:.2f}), {result.games_per_second:.0f} games/s, one core"
     )
     for budget, ppn in BUDGETS:
-        result = evaluate_setup(mcts_setup("mcts", budget, ppn), "hard", games, seed=0)
+        result = evaluate_setup(mcts_setup("mcts", budget, ppn), options={"difficulty": "hard"}, games=games, seed=0)
         ms = result.ms_per_decision
         print(
             f"speed  budget {budget:4d} ppn {ppn:3d}: questing {ms['questing']:.3f} ms/decision, "
@@ -52,7 +52,7 @@ def strength(games: int, workers: int) -> None:
     rows.append(Setup.parse("random-flat-mc-flat-mc").with_params({"budget": 200}))
     rows.insert(0, Setup.parse("random-random-random"))
     for setup in rows:
-        result = evaluate_setup(setup, "hard", games, seed=0, workers=workers)
+        result = evaluate_setup(setup, options={"difficulty": "hard"}, games=games, seed=0, workers=workers)
         low, high = result.wilson_95
         print(
             f"strength  {str(setup):95s} {100 * result.win_rate:5.1f}% [{100 * low:.1f}, {100 * high:.1f}] "

@@ -26,8 +26,9 @@ def everywhere(agent: str, simulations: int) -> Setup:
 
 
 def ms_per_decision(agent: str, simulations: int, games: int) -> tuple[float, float]:
-    evaluate_setup(everywhere(agent, simulations), "hard", 2, seed=98)  # compile / load the cache
-    result = evaluate_setup(everywhere(agent, simulations), "hard", games, seed=99)
+    evaluate_setup(everywhere(agent, simulations),
+                   options={"difficulty": "hard"}, games=2, seed=98)  # compile / load the cache
+    result = evaluate_setup(everywhere(agent, simulations), options={"difficulty": "hard"}, games=games, seed=99)
     decisions = sum(result.decisions.values())
     return 1000 * result.seconds / max(1, decisions), 1000 * result.mean_seconds_per_game
 

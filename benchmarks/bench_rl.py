@@ -49,7 +49,8 @@ def figures(episodes: int, eval_games: int, envs: int) -> None:
         setup = Setup.parse(short).with_params(params)
         with tempfile.TemporaryDirectory() as out:
             trained = train(setup, "hard", episodes, seed=0, envs=envs, out=out)
-            result = evaluate_setup(Setup.load(f"{out}/agent.toml"), "hard", eval_games, seed=1000)
+            result = evaluate_setup(Setup.load(f"{out}/agent.toml"),
+                                    options={"difficulty": "hard"}, games=eval_games, seed=1000)
         low, high = result.wilson_95
         print(
             f"figure  {label:64s} {100 * result.win_rate:5.1f}% [{100 * low:.1f}, {100 * high:.1f}] n={result.games}"

@@ -31,8 +31,9 @@ def whole_games(games: int, repeats: int = 3) -> None:
     +-15% from run to run); the win rate is that of games 0..games-1 of seed 0."""
     for policy in ("random", "expert"):
         for difficulty in ("easy", "medium", "hard"):
-            evaluate_setup(policy, difficulty, 1_000, seed=1)  # warm up
-            runs = [evaluate_setup(policy, difficulty, games, seed=0) for _ in range(repeats)]
+            evaluate_setup(policy, options={"difficulty": difficulty}, games=1_000, seed=1)  # warm up
+            runs = [evaluate_setup(policy,
+                                   options={"difficulty": difficulty}, games=games, seed=0) for _ in range(repeats)]
             result = runs[0]
             speed = max(run.games_per_second for run in runs)
             low, high = result.wilson_95

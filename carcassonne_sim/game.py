@@ -11,15 +11,11 @@ from carcassonne_sim import kernels as K
 from carcassonne_sim.tiles import KIND_NAMES, LETTERS, MAX_SEGMENTS, N_SEGMENTS, segment_name
 from carcassonne_sim.published import EXPLORATION, PUBLISHED, ROLLOUTS_PER_STEP
 from gamecore.interface import Game, Preset
-from gamecore.params import SpecError
+from gamecore.errors import IllegalActionError
 from gamecore.state import FlatState
 
 EDGE_NAMES = {1: "field", 2: "road", 3: "city"}
 SIDE_NAMES = ("north", "east", "south", "west")
-
-
-class IllegalActionError(SpecError):
-    """An action the rules do not allow here; the message says why."""
 
 
 @dataclass(frozen=True)
@@ -261,4 +257,5 @@ GAME = Game(
                     "and RAVE bias, lost in the paper's text, chosen by studies/carcassonne-rave-tuning.toml"),
     ),
     published=PUBLISHED,
+    seat_measures=PAPER_MEASURES,
 )

@@ -80,13 +80,13 @@ def _table5_row(agent: str, values: tuple) -> Published:
     games = TABLE5_GAMES.get(agent)
     margin, score, _, _ = values
     seat = _seat(100.0, 0.0, games, values, (score - margin, math.nan, math.nan))
-    return Published("Table V", "carcassonne-random", f"{agent}-random", None, 100.0, _half_width(100.0, games),
+    return Published("Table V", "carcassonne-random", f"{agent}-random", {}, 100.0, _half_width(100.0, games),
                      games, {"seats": {"second": seat}}, "the agent in the second seat; RA never won")
 
 
 def _match_row(first: str, other: str, table: str, games: int, seats: dict) -> Published:
     rows = {seat: _seat(win, other_win, games, mine, theirs) for seat, (win, other_win, mine, theirs) in seats.items()}
-    return Published(table, "carcassonne-matches", f"{first}-{other}", None, rows["first"]["win_rate"],
+    return Published(table, "carcassonne-matches", f"{first}-{other}", {}, rows["first"]["win_rate"],
                      _half_width(rows["first"]["win_rate"], games), 2 * games, {"seats": rows},
                      "the same tile sequences in both halves, the seats exchanged")
 

@@ -17,8 +17,8 @@ from gamecore import _jit_cache
 _jit_cache.configure()  # before any compiled function is defined
 
 
+from gamecore.errors import IllegalActionError, SpecError  # noqa: E402
 from gamecore.interface import Game  # noqa: E402
-from gamecore.params import SpecError  # noqa: E402
 
 DEFAULT_GAME = "lotr"
 _REGISTERED: dict[str, Game] = {}
@@ -50,8 +50,11 @@ def _has_game_module(package: str) -> bool:
         return False
 
 
-def load(name: str) -> Game:
-    """The game called ``name``; SpecError (one line listing the games) if there is none."""
+def load(name: str | Game) -> Game:
+    """The game called ``name`` (a game is returned as it is); SpecError (one line listing the games) if there
+    is none. Where a name enters (the command line, a file), it is resolved here once; the game object travels."""
+    if isinstance(name, Game):
+        return name
     if name in _REGISTERED:
         return _REGISTERED[name]
     module_name = f"{name}{_jit_cache.GAME_PACKAGE_SUFFIX}.game"
@@ -64,4 +67,4 @@ def load(name: str) -> Game:
     return register(importlib.import_module(module_name).GAME)
 
 
-__all__ = ["DEFAULT_GAME", "Game", "SpecError", "load", "names", "register"]
+__all__ = ["DEFAULT_GAME", "Game", "IllegalActionError", "SpecError", "load", "names", "register"]

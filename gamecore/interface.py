@@ -107,9 +107,12 @@ class Preset:
     help: str = ""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Game:
-    """A game: its compiled interface, its roles, policies and options, and its own metrics."""
+    """A game: its compiled interface, its roles, policies and options, and its own metrics.
+
+    One object per game (``gamecore.load``): compared by identity, pickled by name (a worker process or a Ray
+    task loads it again), printed as its name."""
 
     name: str
     kernels: ModuleType
@@ -133,6 +136,26 @@ class Game:
     state_from_core: Callable[[np.ndarray], Any] | None = None  # the Python state of a flat state array (a copy)
     max_legal_actions: int = 0  # a bound on len(legal_actions()) where MAX_CANDIDATES is not one (OpenSpiel's form)
     playout_nets: str = ""  # "module:function": an agent configuration file -> its trained networks' net table
+    seat_measures: tuple[str, ...] = ()  # per-seat measures of its metrics (<name>_<seat>) the report compares
+    report_reasons: dict[str, str] = field(default_factory=dict)  # a study's report.reason key -> why rows may differ
+    report_references: dict[str, tuple[str, dict]] = field(default_factory=dict)  # report.reference key -> (column
+    # title, value per row key): a reference figure of ours set beside the published one (LOTR's corrected-rules rate)
+    report_preamble: str = ""  # "module:function": (report folder) -> Markdown lines set before the studies' sections
+
+    def __reduce__(self):
+        import gamecore
+
+        return gamecore.load, (self.name,)
+
+    def __str__(self) -> str:
+        return self.name
+
+    def __repr__(self) -> str:
+        return f"Game({self.name!r})"
+
+    def option(self, name: str) -> Param | None:
+        """The game option ``name``, or None."""
+        return next((p for p in self.options if p.name == name), None)
 
     @property
     def by_seat(self) -> bool:

@@ -10,9 +10,7 @@ from typing import Any
 
 import numpy as np
 
-
-class SpecError(ValueError):
-    """A bad agent, parameter or value; the message is one line naming the field and what is valid."""
+from gamecore.errors import SpecError
 
 
 @dataclass(frozen=True)
@@ -26,6 +24,7 @@ class Param:
     high: float | None = None
     choices: tuple = ()
     help: str = ""
+    shorthand: bool = False  # a game option: the command line also takes --<name> (LOTR's --difficulty)
 
     def valid(self) -> str:
         if self.type is bool:

@@ -12,7 +12,7 @@ class Published:
     source: str  # "Table 6.2", "Figure 6.2", ...
     experiment: str  # short key, e.g. "mcts-setups"
     label: str  # the setup's short form: LOTR's "random-mcts-mcts", a two-player game's first-second "dp-random"
-    difficulty: str | None  # LOTR's "easy" | "medium" | "hard"; None in a game without difficulties
+    options: dict  # the game options it was measured under (LOTR's {"difficulty": "hard"}); {}: the defaults
     win_rate: float  # percent (NaN where the thesis states no value)
     interval: float | None  # 95 % half-width in percent, if given
     games: int | None  # games behind the figure, if stated

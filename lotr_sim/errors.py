@@ -1,11 +1,10 @@
 """Errors raised by the simulator's Python interface, with messages that say why."""
 
+from gamecore.errors import IllegalActionError
 from lotr_sim import layout as L
 from lotr_sim.cards import CARDS, card_label
 
-
-class IllegalActionError(ValueError):
-    """An action that the rules do not allow in the current state (the state is unchanged)."""
+__all__ = ["IllegalActionError", "TooManyActionsError", "rule_error_message"]
 
 
 class TooManyActionsError(RuntimeError):

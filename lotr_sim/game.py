@@ -12,6 +12,7 @@ from lotr_sim import kernels
 from lotr_sim import layout as L
 from lotr_sim.policies import POLICY_NAMES
 from lotr_sim.published import PUBLISHED
+from lotr_sim.report import REASONS, REFERENCES
 from lotr_sim.state import DEFAULT_ACTION_LIMIT, GameState
 
 STAGES = ("planning", "questing", "travel", "defense", "attack")
@@ -55,8 +56,8 @@ GAME = Game(
     roles=STAGES,
     policies=POLICY_NAMES,
     options=(
-        Param("difficulty", str, "hard", choices=L.DIFFICULTIES, help="the encounter deck (RULES.md)"),
-        Param("full_scenario", bool, False, help="all three quest stages instead of the first"),
+        Param("difficulty", str, "hard", choices=L.DIFFICULTIES, help="the encounter deck (RULES.md)", shorthand=True),
+        Param("full_scenario", bool, False, help="all three quest stages instead of the first", shorthand=True),
     ),
     option_codes=option_codes,
     new_game=new_game,
@@ -74,6 +75,9 @@ GAME = Game(
     help="The Lord of the Rings: The Card Game, simplified (Godlewski's thesis; RULES.md)",
     metric_names=("lost_by_threat", "lost_by_heroes"),
     published=PUBLISHED,
+    report_reasons=REASONS,
+    report_references=REFERENCES,
+    report_preamble="lotr_sim.report:limit_markdown",
     commands=(Command("limit", "the perfect-information limit: the share of deals some line of decisions wins, "
                       "deck orders known (bounded; lotr_sim/limit.py)", "lotr_sim.limit:arguments",
                       "lotr_sim.limit:run"),),

@@ -170,7 +170,7 @@ def perfect_information_limit(difficulty: str, deals: int, seed: int, nodes: int
             won[result.game_ids[result.rewards == 1.0]] = True
         else:  # the deals not won yet, one by one
             for k in np.flatnonzero(~won):
-                won[k] = play_side(setup, options, 0, seed, k, 1)[0][0] == 1
+                won[k] = play_side(setup, options, 0, seed, k, 1).rewards[0] == 1
         if progress:
             print(f"ORACLE mcts budget {budget} ppn {ppn} c {c} {playout}: winning lines so far {int(won.sum()):,} "
                   f"of {deals:,}", flush=True)

@@ -8,7 +8,8 @@ from typing import Any
 import numpy as np
 
 from gamecore.interface import Command, Game, Preset, PythonAgent
-from gamecore.params import Param, SpecError
+from gamecore.errors import IllegalActionError
+from gamecore.params import Param
 from gamecore.state import FlatState
 from loveletter_sim import kernels as K
 from loveletter_sim.published import PUBLISHED
@@ -35,10 +36,6 @@ def option_codes(options: dict[str, Any]) -> np.ndarray:
     opening = options.get("opening", RANDOM_OPENING)
     cards = (0, 0) if opening == RANDOM_OPENING else tuple(int(card) for card in opening.split("-"))
     return np.array(cards, np.int64)
-
-
-class IllegalActionError(SpecError):
-    """An action the rules do not allow here; the message says why."""
 
 
 @dataclass(frozen=True)

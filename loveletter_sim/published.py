@@ -85,7 +85,7 @@ def _row(experiment: str, first: str, second: str, counts: tuple, params: dict |
     wins, other, source = counts
     rate = wins / GAMES
     draws = "" if other is None else f"; {GAMES - wins - other:,} draws"
-    return Published(source, experiment, f"{first}-{second}", None, 100 * rate,
+    return Published(source, experiment, f"{first}-{second}", {}, 100 * rate,
                      196 * math.sqrt(rate * (1 - rate) / GAMES), GAMES,
                      {"counts": (wins, other), **(params or {})}, f"{first} moves first{draws}")
 

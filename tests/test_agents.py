@@ -75,7 +75,7 @@ def test_every_agent_decides_legally_on_every_stage(difficulty):
     """The compiled game loop raises on an illegal decision; every agent plays every stage."""
     for name in ("expert", *SMALL):
         setup = Setup(*[SMALL.get(name) or AgentSpec.make(name)] * 5)
-        result = evaluate_setup(setup, difficulty, games=40, seed=7)
+        result = evaluate_setup(setup, options={"difficulty": difficulty}, games=40, seed=7)
         assert result.games == 40
         assert all(result.decisions[stage] > 0 for stage in ("planning", "questing", "defense"))
 
@@ -84,7 +84,7 @@ def test_every_agent_decides_legally_on_every_stage(difficulty):
 def test_python_play_is_the_harness_game(short):
     """``lotr play`` (Python interface, checked actions) plays the harness's game for that deal."""
     setup = Setup.parse(short).with_params({"budget": 40, "ppn": 8} if "mcts" in short else {})
-    result = evaluate_setup(setup, "medium", games=6, seed=3)
+    result = evaluate_setup(setup, options={"difficulty": "medium"}, games=6, seed=3)
     from gamecore.rng import derive_seed
 
     for i in range(6):
@@ -97,8 +97,8 @@ def test_python_play_is_the_harness_game(short):
 
 
 def test_mcts_questing_clearly_beats_random_on_hard():
-    baseline = evaluate_setup("random-random-random", "hard", games=400, seed=0)
-    mcts = evaluate_setup("random-mcts-random", "hard", games=400, seed=0)
+    baseline = evaluate_setup("random-random-random", options={"difficulty": "hard"}, games=400, seed=0)
+    mcts = evaluate_setup("random-mcts-random", options={"difficulty": "hard"}, games=400, seed=0)
     assert mcts.wilson_95[0] > baseline.wilson_95[1] + 0.05, (mcts.report(), baseline.report())
 
 
@@ -107,16 +107,19 @@ def test_mcts_with_budget_one_plays_its_expert_playout_policy():
     mcts = AgentSpec.make("mcts", budget=1, playout="expert", reduction=False)
     expert = AgentSpec.make("expert")
     random = AgentSpec.make("random")
-    with_mcts = evaluate_setup(Setup(random, mcts, random, mcts, random), "hard", games=2000, seed=4)
-    with_expert = evaluate_setup(Setup(random, expert, random, expert, random), "hard", games=2000, seed=4)
+    with_mcts = evaluate_setup(Setup(random, mcts, random, mcts, random),
+                               options={"difficulty": "hard"}, games=2000, seed=4)
+    with_expert = evaluate_setup(Setup(random, expert, random, expert, random),
+                                 options={"difficulty": "hard"}, games=2000, seed=4)
     assert np.array_equal(with_mcts.records, with_expert.records)
 
 
 def test_mcts_with_budget_one_plays_like_its_random_playout_policy():
     spec = AgentSpec.make("mcts", budget=1, reduction=False)
     random = AgentSpec.make("random")
-    mcts = evaluate_setup(Setup(random, spec, random, spec, random), "medium", games=20_000, seed=8)
-    base = evaluate_setup("random-random-random", "medium", games=20_000, seed=8)
+    mcts = evaluate_setup(Setup(random, spec, random, spec, random),
+                          options={"difficulty": "medium"}, games=20_000, seed=8)
+    base = evaluate_setup("random-random-random", options={"difficulty": "medium"}, games=20_000, seed=8)
     assert abs(mcts.win_rate - base.win_rate) < 4 * np.sqrt(0.25 / 10_000), (mcts.report(), base.report())
 
 
@@ -137,8 +140,8 @@ def test_a_strong_prior_makes_mcts_follow_its_playout_policy(decision_states):
 
 def test_evaluation_is_identical_with_one_and_two_workers():
     setup = Setup.parse("random-mcts-mcts").with_params({"budget": 40, "ppn": 10})
-    one = evaluate_setup(setup, "hard", games=120, seed=2, workers=1)
-    two = evaluate_setup(setup, "hard", games=120, seed=2, workers=2)
+    one = evaluate_setup(setup, options={"difficulty": "hard"}, games=120, seed=2, workers=1)
+    two = evaluate_setup(setup, options={"difficulty": "hard"}, games=120, seed=2, workers=2)
     assert np.array_equal(one.game_ids, two.game_ids) and np.array_equal(one.records, two.records)
     assert one.metrics == two.metrics
 
@@ -147,7 +150,8 @@ def test_evaluation_is_identical_with_one_and_two_workers():
 
 
 def test_the_report_has_every_figure_and_marks_the_oracle():
-    result = evaluate_setup(Setup.parse("random-oracle-mcts-random").with_params({"budget": 20, "ppn": 5}), "hard", 30)
+    result = evaluate_setup(Setup.parse("random-oracle-mcts-random").with_params({"budget": 20, "ppn": 5}),
+                            options={"difficulty": "hard"}, games=30)
     text = result.report()
     assert text.startswith("ORACLE")
     for figure in ("Wilson interval", "normal +-", "by threat", "histogram", "p95", "ms per decision", "questing"):
@@ -213,7 +217,7 @@ def test_ctrl_c_raises_with_the_games_finished_in_game_order(monkeypatch):
 
     monkeypatch.setattr(evaluation, "play_chunk", interrupted_on_third_chunk)
     with pytest.raises(Interrupted) as stop:  # never a result that looks complete
-        evaluate_setup("random-random-random", "hard", games=100_000, seed=1)
+        evaluate_setup("random-random-random", options={"difficulty": "hard"}, games=100_000, seed=1)
     result = stop.value.partial
     finished = sum(args[-1] for args in calls[:2])
     assert result.interrupted and result.games == finished == result.game_ids.size

@@ -21,7 +21,7 @@ RANDOM_EVERYWHERE = Setup.uniform("random")
 def play_games(difficulty: int, setup: Setup, seed: int, first: int, count: int, full_scenario: bool = False):
     """Per game: LOTR's outcome code and final round."""
     options = {"difficulty": L.DIFFICULTIES[difficulty], "full_scenario": full_scenario}
-    _, records, *_ = play_chunk(setup, options, "first", seed, first, count)
+    records = play_chunk(setup, options, "first", seed, first, count).records
     return records[:, 0], records[:, 1]
 
 
@@ -61,7 +61,7 @@ def test_play_games_is_reproducible_and_chunkable():
 def test_evaluation_function_agrees_with_the_game_loop():
     from agents.evaluation import evaluate_setup
 
-    result = evaluate_setup("random-random-random-random-random", "medium", 5000, seed=3)
+    result = evaluate_setup("random-random-random-random-random", options={"difficulty": "medium"}, games=5000, seed=3)
     outcomes, _ = random_agent_games(L.MEDIUM, games=5000, seed=3)
     assert result.games == 5000
     assert np.array_equal(result.records[:, 0], outcomes)

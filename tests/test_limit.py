@@ -86,7 +86,7 @@ def test_lotr_limit_command(capsys, tmp_path):
 
 
 def test_the_report_opens_with_the_limit(tmp_path):
-    from tuning.report import limit_markdown
+    from lotr_sim.report import limit_markdown
 
     limit = Limit("hard", 2000003, 1000, 994, 0, 0, 6, 1_000_000, 600.0, 30.0, [1, 2, 3, 4, 5, 6])
     (tmp_path / "limit-hard.json").write_text(json.dumps({**limit.__dict__, "bounds": limit.bounds,

@@ -157,7 +157,7 @@ def test_a_seat_in_a_game_without_seats_and_an_option_given_twice_are_errors(tmp
     with pytest.raises(SpecError, match="objective.seat = 'first' is invalid; expected no seat: lotr is not a two"):
         load_study(tmp_path / "lotr.toml")
     (tmp_path / "twice.toml").write_text(STUDY.format(games=10) + '\n[options]\nopening = "1-8"\n')
-    with pytest.raises(SpecError, match="opening is both in \\[options\\] and in \\[space\\]"):
+    with pytest.raises(SpecError, match="opening is both fixed and in \\[space\\]"):
         load_study(tmp_path / "twice.toml")
 
 
@@ -204,7 +204,7 @@ def test_the_two_player_best_agent_claim_is_made_seat_by_seat():
                         "wilson_95": [0.427, 0.433]}}
     test = {"win_rate": 0.505, "wilson_95": [0.503, 0.507], "games": 200_000, "seed": 2000003, "seats": seats}
     validation = {"win_rate": 0.5, "wilson_95": [0.49, 0.51], "games": 40_000, "seed": 1000003}
-    best = Measured(spec.name, 3, "mcts-dp", False, None, {}, Setup.parse("mcts-dp", "loveletter"), 0.51, 0.5, 0.52,
+    best = Measured(spec.name, 3, "mcts-dp", False, {}, {}, Setup.parse("mcts-dp", "loveletter"), 0.51, 0.5, 0.52,
                     6000, 0.0001, chosen={"test": test, "validation": validation})
     text = "\n".join(best_markdown(section, StudyRun(spec, [best]), best))
     assert "first seat 58.00% [57.70, 58.30] on 100,000: above dp-dp's 56.90 (Tables 6, 11)" in text

@@ -156,8 +156,8 @@ def test_a_truncated_playout_stops_where_a_network_values_the_state(states_by_st
 def test_a_search_valued_by_the_networks_plays_and_needs_them():
     setup = Setup.parse("rule-mcts-rule-mcts-rule").with_params(
         {"budget": 40, "ppn": 1, "playout": "rule", "playout_nets": str(BEST_RL), "leaf": "value"})
-    valued = evaluate_setup(setup, "hard", games=40, seed=3)
-    played = evaluate_setup(setup.with_params({"leaf": "playout"}), "hard", games=40, seed=3)
+    valued = evaluate_setup(setup, options={"difficulty": "hard"}, games=40, seed=3)
+    played = evaluate_setup(setup.with_params({"leaf": "playout"}), options={"difficulty": "hard"}, games=40, seed=3)
     assert valued.win_rate > 0.8 and not np.array_equal(valued.records, played.records)
     with pytest.raises(SpecError, match=r"questing: leaf = 'value' needs the networks .* set playout_nets"):
         AgentSpec.make("mcts", "questing", leaf="value")

@@ -122,7 +122,7 @@ def test_every_learner_chooses_legal_actions_in_every_mode(decision_states, algo
 @pytest.mark.parametrize("algo", sorted(ALGORITHMS))
 def test_saved_and_loaded_learners_decide_the_same(tmp_path, decision_states, algo):
     setup = Setup.parse("rl-rl-rl").with_params({"algo": algo})
-    result = train(setup, "easy", episodes=60, seed=3, envs=4, window=20)
+    result = train(setup, {"difficulty": "easy"}, episodes=60, seed=3, envs=4, window=20)
     assert result.setup == setup  # no out folder: nothing written, the setup names no weights
     learners = {stage: make_learner(stage, setup.agents[i], seed=9) for i, stage in ((0, "planning"), (1, "questing"))}
     for learner in learners.values():  # some training, so that the weights are not the initial ones
@@ -142,22 +142,22 @@ def test_saved_and_loaded_learners_decide_the_same(tmp_path, decision_states, al
 
 def test_training_learns_on_easy(tmp_path):
     """ac-direct random-rl-random, a short vectorised run: clearly above the random setup on the same fresh deals."""
-    result = train("random-rl-random", "easy", episodes=1500, seed=0, envs=16, out=tmp_path, window=500)
+    result = train("random-rl-random", {"difficulty": "easy"}, episodes=1500, seed=0, envs=16, out=tmp_path, window=500)
     assert result.wins.size == 1500 and result.best_episode >= 500
     assert (tmp_path / "agent.toml").is_file() and (tmp_path / "final" / "questing.pt").is_file()
     curve = (tmp_path / "curve.csv").read_text().splitlines()
     assert curve[0] == "episode,win,moving_win_rate" and len(curve) == 1501
     assert curve[499].endswith(",") and float(curve[500].split(",")[2]) == pytest.approx(result.wins[:500].mean(), abs=1e-4)
-    trained = evaluate_setup(Setup.load(tmp_path / "agent.toml"), "easy", games=2000, seed=77)
-    baseline = evaluate_setup("random-random-random", "easy", games=2000, seed=77)
+    trained = evaluate_setup(Setup.load(tmp_path / "agent.toml"), options={"difficulty": "easy"}, games=2000, seed=77)
+    baseline = evaluate_setup("random-random-random", options={"difficulty": "easy"}, games=2000, seed=77)
     assert trained.wilson_95[0] > baseline.wilson_95[1] + 0.1, (trained.report(), baseline.report())
 
 
 def test_training_is_reproducible_and_the_online_mode_learns_one_transition_at_a_time():
-    a = train("random-rl-random", "medium", episodes=150, seed=5, window=50)
-    b = train("random-rl-random", "medium", episodes=150, seed=5, window=50)
+    a = train("random-rl-random", {"difficulty": "medium"}, episodes=150, seed=5, window=50)
+    b = train("random-rl-random", {"difficulty": "medium"}, episodes=150, seed=5, window=50)
     assert np.array_equal(a.wins, b.wins) and a.best_average == b.best_average
-    c = train("random-rl-random", "medium", episodes=150, seed=6, window=50)
+    c = train("random-rl-random", {"difficulty": "medium"}, episodes=150, seed=6, window=50)
     assert not np.array_equal(a.wins, c.wins)
 
 
@@ -165,7 +165,7 @@ def test_rl_setup_errors_are_one_line(capsys, tmp_path):
     with pytest.raises(SpecError, match="travel: agent rl decides planning, questing, defense only"):
         Setup.parse("random-random-rl-random-random")
     with pytest.raises(SpecError, match="has no rl stage"):
-        train("random-mcts-random", "easy", episodes=5)
+        train("random-mcts-random", {"difficulty": "easy"}, episodes=5)
     code, out, err = run_cli(capsys, "train", "--setup", "random-rl-random", "--algo", "sarsa", "--episodes", "5")
     assert code == 2 and "unknown algo 'sarsa'" in err and len(err.strip().splitlines()) == 1
     code, out, err = run_cli(capsys, "train", "--setup", "random-rl-random", "--lr", "2", "--episodes", "5")
@@ -221,9 +221,9 @@ def test_lotr_play_with_a_trained_agent_is_the_harness_game(tmp_path):
     from agents.play import play_traced_game
     from gamecore.rng import derive_seed
 
-    train("rl-rl-random", "medium", episodes=100, seed=2, envs=8, out=tmp_path, window=50)
+    train("rl-rl-random", {"difficulty": "medium"}, episodes=100, seed=2, envs=8, out=tmp_path, window=50)
     setup = Setup.load(tmp_path / "agent.toml").with_params({"policy": "sample"})
-    result = evaluate_setup(setup, "medium", games=12, seed=4)
+    result = evaluate_setup(setup, options={"difficulty": "medium"}, games=12, seed=4)
     for i in range(12):
         game = play_traced_game(setup, int(derive_seed(np.uint64(4), np.uint64(i))), difficulty="medium")
         assert int(game.outcome) == result.records[i, 0], f"game {i}"

@@ -136,14 +136,14 @@ def test_a_two_trial_tpe_study_tunes_mcts_on_nim(in_tmp):
         '[search]\nsampler = "tpe"\nn_trials = 2\npruner = "none"\n'
     )
     spec = load_study(in_tmp / "nim.toml")
-    assert spec.game == "nim" and spec.difficulty is None and dict(spec.options) == {"pile": 0, "max_take": 3}
+    assert spec.game.name == "nim" and dict(spec.options) == {"pile": 0, "max_take": 3}
     result = run_study(spec)
     assert result.complete == 2 and result.failed == 0
     study = optuna.load_study(study_name="nim-mcts", storage="sqlite:///nim-mcts.db")
     assert all(t.user_attrs["games"] == 80 for t in study.trials)  # 40 deals, each in both seats
     assert result.selection["test"]["games"] == 120 and result.selection["search"]["games"] == 80
     exported = Setup.load(result.exported)
-    assert exported.game == "nim" and exported.first.agent == "mcts"
+    assert exported.game.name == "nim" and exported.first.agent == "mcts"
     assert exported.first["budget"] == study.trials[result.selection["trial"]].params["first.budget"]
     metadata = Setup.read_mapping(result.exported)["metadata"]  # each seat's figure, for the report
     assert metadata["test_seats"] == result.selection["test"]["seats"] and "seats" in result.selection["test"]

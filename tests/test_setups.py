@@ -10,8 +10,9 @@ import pytest
 
 import gamecore
 from agents import specs
-from agents.setup import STAGES, Setup, parse_assignment
+from agents.setup import Setup, parse_assignment
 from agents.specs import AgentSpec, SpecError
+from lotr_sim.game import STAGES
 
 VALID_AGENTS = "random, expert, rule, flat-mc, mcts, oracle-mcts"
 
@@ -59,7 +60,7 @@ def test_dashed_agent_names_are_taken_whole():
 
 
 def test_the_longest_known_name_wins(monkeypatch):
-    monkeypatch.setitem(specs.AGENT_KINDS, "flat", specs.AgentKind("flat", 0, ()))
+    monkeypatch.setitem(specs.agent_kinds("lotr"), "flat", specs.AgentKind("flat", 0, ()))
     assert agent_names(Setup.parse("flat-mc-flat-mcts"))[:2] == ("flat-mc", "flat")
     assert agent_names(Setup.parse("flat-flat-mc-mcts"))[:2] == ("flat", "flat-mc")
 

@@ -118,7 +118,7 @@ def test_a_grid_over_setups_and_difficulties_runs_every_combination_once_and_res
     assert study.trials[killed.number].state == TrialState.FAIL and done[-1].params == lost
     for trial in done:
         config = trial.user_attrs["config"]
-        assert trial.user_attrs["difficulty"] == trial.params["difficulty"]
+        assert trial.user_attrs["options"]["difficulty"] == trial.params["difficulty"]
         if trial.params["setup"] == "random-mcts-random":  # fixed values reach the setups that have them
             assert config["questing"]["agent"] == "mcts" and config["questing"]["budget"] == 8
         else:
@@ -136,7 +136,6 @@ def test_a_grid_over_setups_and_difficulties_runs_every_combination_once_and_res
     [
         ({"setup": "random-mcts-mcts"}, "setup is given twice"),
         ({"space": {"budget": {"choice": [8]}}, "difficulty": "hard"}, "setup is missing"),
-        ({"space": {"setup": {"choice": ["random-mcts-mcts"]}}}, "difficulty is missing"),
         ({"space": {"setup": {"choice": ["random-nope-mcts"]}, "difficulty": {"choice": ["hard"]}}},
          "unknown agent 'nope'"),
         ({"space": {"setup": "random-mcts-mcts", "difficulty": {"choice": ["hard"]}}}, "space.setup"),
@@ -243,7 +242,8 @@ def test_a_two_player_section_compares_each_seat_and_the_papers_measures(in_tmp,
 
 def test_verdict_compares_the_intervals():
     def measured(low, high):
-        return Measured("s", 0, "random-random-random", False, "hard", {}, None, (low + high) / 2, low, high, 1000, 0.0)
+        return Measured("s", 0, "random-random-random", False, {"difficulty": "hard"}, {}, None, (low + high) / 2,
+                        low, high, 1000, 0.0)
 
     published = Published("Table 3.2", "random-baseline", "random-random-random", "hard", 4.53, 0.13, 100_000)
     assert verdict(measured(0.044, 0.047), published) == "*agrees*"  # [4.4, 4.7] meets [4.40, 4.66]
@@ -254,10 +254,10 @@ def test_verdict_compares_the_intervals():
 def test_an_oracle_bound_counts_the_published_rows_above_it():
     """random-rl-random on hard: Table 6.6's 92.9 and 80.7, 6.7's three and 6.10's 92.9 lie above a bound of
     [55, 62]; the macro-action rows (29.9, 28.6) and encodings 0-1 (34.2, 27.5) do not."""
-    bound = Measured("fidelity-bounds", 0, "random-mcts-random", True, "hard", {"budget": 1600}, None, 0.585, 0.55,
-                     0.62, 2000, 0.01)
-    section = Section("fidelity-bounds", "lotr", "bounds", 12, ("fidelity-bounds",), ("setup",), "", {}, {},
-                      bounds={"random-mcts-random": "random-rl-random"})
+    bound = Measured("fidelity-bounds", 0, "random-mcts-random", True, {"difficulty": "hard"}, {"budget": 1600}, None,
+                     0.585, 0.55, 0.62, 2000, 0.01)
+    section = Section("fidelity-bounds", gamecore.load("lotr"), "bounds", 12, ("fidelity-bounds",), ("setup",), "", {},
+                      {}, bounds={"random-mcts-random": "random-rl-random"})
     row = next(line for line in bounds_markdown(section, [bound]) if line.startswith("| random-mcts-random"))
     cells = [cell.strip() for cell in row.strip("|").split("|")]
     assert cells[1] == "1600" and cells[4] == "random-rl-random"
@@ -277,9 +277,11 @@ def test_two_setups_are_compared_game_by_game_on_the_same_deals():
 
     def measured(label, outcomes):
         rate = outcomes.mean()
-        return Measured("check", 0, label, False, "hard", {}, None, rate, rate, rate, 100, 0.0, outcomes=outcomes)
+        return Measured("check", 0, label, False, {"difficulty": "hard"}, {}, None, rate, rate, rate, 100, 0.0,
+                        outcomes=outcomes)
 
-    section = Section("check", "lotr", "check", 40, ("check",), ("setup",), "", {}, {}, pairs=(("a", "b"),))
+    section = Section("check", gamecore.load("lotr"), "check", 40, ("check",), ("setup",), "", {}, {},
+                      pairs=(("a", "b"),))
     row = [line for line in pairs_markdown(section, [measured("a", theirs), measured("b", ours)]) if "| a |" in line]
     cells = [cell.strip() for cell in row[0].strip("|").split("|")]
     assert cells[2].startswith("+10.0 [") and cells[3] == "12 / 2" and cells[5] == "*differs*"
@@ -391,8 +393,9 @@ def test_the_best_agent_claim_needs_its_whole_interval_above_the_thesis():
     def claim(low, high):
         test = {"win_rate": (low + high) / 2, "wilson_95": [low, high], "games": 10_000, "seed": 2000003}
         validation = {"win_rate": 0.97, "wilson_95": [0.965, 0.975], "games": 10_000, "seed": 1000003}
-        best = Measured("best-hard", 7, "rl-rl-rl", False, "hard", {}, Setup.parse("rl-rl-expert-rl-expert"),
-                        0.97, 0.96, 0.98, 2000, 0.0001, chosen={"test": test, "validation": validation})
+        best = Measured("best-hard", 7, "rl-rl-rl", False, {"difficulty": "hard"}, {},
+                        Setup.parse("rl-rl-expert-rl-expert"), 0.97, 0.96, 0.98, 2000, 0.0001,
+                        chosen={"test": test, "validation": validation})
         return "\n".join(best_markdown(section, StudyRun(spec, [best]), best))
 
     assert "our interval is above 95.3" in claim(0.955, 0.962)
@@ -451,7 +454,8 @@ def test_the_shipped_rl_agent_beats_the_thesis_on_fresh_deals():
 
     best = Setup.load(Path(__file__).parent.parent / "studies" / "best-rl" / "agent.toml")
     assert not best.is_oracle and best.short_name == "rl-rl-expert-rl-expert"
-    result = evaluate_setup(best, "hard", 2000, seed=4242)  # deals neither training nor the study saw
+    result = evaluate_setup(best,
+                            options={"difficulty": "hard"}, games=2000, seed=4242)  # deals training and study never saw
     assert result.wilson_95[0] > 0.953  # the thesis's best honest agent: 95.3 (Table 6.10)
 
 
@@ -465,5 +469,6 @@ def test_the_shipped_search_agent_beats_the_rl_agent_with_no_trained_component()
     best = Setup.load(Path(__file__).parent.parent / "studies" / "best" / "agent.toml")
     assert not best.is_oracle and not best.has_trained_agents
     assert not any(spec.as_dict().get("playout_nets") for spec in best.agents)
-    result = evaluate_setup(best, "hard", 500, seed=4242)  # deals neither the study nor its validation saw
+    result = evaluate_setup(best,
+                            options={"difficulty": "hard"}, games=500, seed=4242)  # deals study, validation never saw
     assert result.wilson_95[0] > 0.978  # studies/best-rl's 97.8% on the test deals

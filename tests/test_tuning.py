@@ -96,7 +96,7 @@ def test_a_two_trial_study_end_to_end_on_the_default_stores(in_tmp):
     assert f"trial {chosen['trial']}" in version.description and "test win rate" in version.description
     best = Setup.load(in_tmp / "s-best.toml")
     assert best.questing["ppn"] == 10 and best.questing["budget"] in (20, 40, 60, 80, 100)
-    assert evaluate_setup(best, "hard", 10).games == 10
+    assert evaluate_setup(best, options={"difficulty": "hard"}, games=10).games == 10
     metadata = Setup.read_mapping(in_tmp / "s-best.toml")["metadata"]
     assert metadata["trial"] == chosen["trial"] and metadata["model"] == chosen["model"]
     assert metadata["test_win_rate"] == chosen["test"]["win_rate"] and metadata["mlflow_run"] == chosen["mlflow_run"]
@@ -321,7 +321,7 @@ def test_an_rl_study_trains_then_evaluates_and_logs_the_learning_curve(in_tmp):
     best = Setup.load(in_tmp / "rl-best.toml")
     assert best.questing["weights"].endswith("rl-best.questing.pt") and (in_tmp / "rl-best.questing.pt").is_file()
     assert not list(in_tmp.glob("questing.pt"))  # another study's export in this folder keeps its own weights
-    assert evaluate_setup(best, "easy", 20).games == 20
+    assert evaluate_setup(best, options={"difficulty": "easy"}, games=20).games == 20
 
 
 @pytest.mark.parametrize("through_server", [False, pytest.param(True, marks=pytest.mark.slow)],

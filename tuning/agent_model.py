@@ -33,14 +33,13 @@ class AgentModel(mlflow.pyfunc.PythonModel):
         self.setup = Setup.load(context.artifacts["config"])
 
     def predict(self, context, model_input, params=None) -> list[dict]:
-        import gamecore
         from agents.agent import Agent
 
         if "state" not in getattr(model_input, "columns", ()):
             raise ValueError("input has no column 'state'; give a frame with a column state of the game states' "
                              "to_json() strings")
         seed = int((params or {}).get("seed", 0))
-        game = gamecore.load(self.setup.game)
+        game = self.setup.game
         actions = []
         for text in model_input["state"]:
             state = game.state_from_json(text)
@@ -70,13 +69,11 @@ def register_agent(tracking_uri: str, run_id: str, name: str, config: Path, desc
     logging.getLogger("mlflow").setLevel(logging.ERROR)  # nor its notice on pickling the model
     import pandas as pd
 
-    import gamecore
     from agents.setup import Setup
 
     setup = Setup.load(config)
-    game = gamecore.load(setup.game)
-    metadata = Setup.read_mapping(config).get("metadata", {})
-    options = metadata.get("options") or {k: metadata[k] for k in ("difficulty",) if k in metadata}
+    game = setup.game
+    options = Setup.read_mapping(config).get("metadata", {}).get("options", {})
     artifacts = {"config": str(config)} | {w.name: str(w) for w in setup.weights_files}
     example = pd.DataFrame({"state": [game.new_game(0, **options).to_json()]})
     with _tracking_uri(tracking_uri), mlflow.start_run(run_id=run_id):

@@ -16,8 +16,7 @@ from agents.interruption import Interrupted, stop_signals
 from agents.specs import RL_ALGORITHMS, AgentSpec, SpecError, agent_names
 from gamecore import DEFAULT_GAME
 from gamecore.interface import imported
-from gamecore.params import positive_int, seed_int
-from lotr_sim.layout import DIFFICULTIES
+from gamecore.params import Param, positive_int, seed_int
 
 
 class _Parser(argparse.ArgumentParser):
@@ -54,10 +53,26 @@ def _add_setup_arguments(command: argparse.ArgumentParser) -> None:
         metavar="[STAGE.]PARAM=VALUE",
         help="change a parameter, e.g. budget=40 or questing.c=1.2 (repeatable)",
     )
-    command.add_argument("--difficulty", type=_choice("difficulty", DIFFICULTIES), help="LOTR: the encounter deck (default hard)")
-    command.add_argument("--full-scenario", action="store_true", help="LOTR: play all three quest stages")
     command.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
                          help="a game option, e.g. difficulty=easy (repeatable)")
+    for game, option in _shorthands():
+        flag = f"--{option.name.replace('_', '-')}"
+        what = f"{game}: {option.help} (--option {option.name}=...)"
+        if option.type is bool:
+            command.add_argument(flag, dest=f"option_{option.name}", action="store_true", help=what)
+        else:
+            command.add_argument(flag, dest=f"option_{option.name}", help=what, metavar=option.name.upper(),
+                                 type=_choice(option.name, option.choices) if option.choices else str)
+
+
+def _shorthands() -> list[tuple[str, Param]]:
+    """The game options that the command line also takes as ``--<name>`` (the first game declaring a name)."""
+    found: dict[str, tuple[str, Param]] = {}
+    for name in gamecore.names():
+        for option in gamecore.load(name).options:
+            if option.shorthand:
+                found.setdefault(option.name, (name, option))
+    return list(found.values())
 
 
 def build_parser(game_name: str | None = None) -> argparse.ArgumentParser:
@@ -172,7 +187,7 @@ def _setup(parser: argparse.ArgumentParser, args):
         else:
             setup = Setup.uniform(args.policy or game.policies[0], game.name)
         if args.opponent:
-            if not gamecore.load(setup.game).by_seat:
+            if not setup.game.by_seat:
                 raise SpecError(f"--opponent: {setup.game} has no seats; its roles are {', '.join(setup.roles)}")
             setup = Setup(setup.agents[0], AgentSpec.make(args.opponent, "--opponent", setup.game), game=setup.game)
         setup = setup.with_params(dict(parse_assignment(text) for text in args.set))
@@ -194,11 +209,11 @@ def _options(parser: argparse.ArgumentParser, args, setup) -> dict:
         for text in args.option:
             name, value = parse_assignment(text)
             options[name] = value
-        if args.difficulty is not None:
-            options["difficulty"] = args.difficulty
-        if args.full_scenario:
-            options["full_scenario"] = True
-        return gamecore.load(setup.game).check_options(options, "--option")
+        for _, option in _shorthands():
+            given = getattr(args, f"option_{option.name}")
+            if given not in (None, False):
+                options[option.name] = given
+        return setup.game.check_options(options, "--option")
     except SpecError as error:
         parser.error(str(error))
 
@@ -213,7 +228,7 @@ def _train(parser, args) -> int:
     try:
         result = train(
             setup,
-            args.difficulty or "hard",
+            _options(parser, args, setup),
             args.episodes,
             seed=args.seed,
             envs=args.envs,
@@ -310,7 +325,7 @@ def _play(parser, args) -> int:
     from agents.play import play_traced_game
 
     setup = _setup(parser, args)
-    draw = gamecore.load(setup.game).draw
+    draw = setup.game.draw
     if args.png and not draw:
         parser.error(f"--png: {setup.game} has no picture; games that draw: "
                      f"{', '.join(name for name in gamecore.names() if gamecore.load(name).draw) or 'none'}")

@@ -33,7 +33,7 @@ def run_trial(trial: optuna.Trial, spec: StudySpec, folder: Path,
     returns the setup, its evaluation and training figures. Raises ``optuna.TrialPruned`` when the pruner stops
     it."""
     params = {domain.name: domain.suggest(trial) for domain in spec.space}
-    setup, difficulty = spec.trial_setup(params), spec.trial_difficulty(params)
+    setup, options = spec.trial_setup(params), spec.trial_options(params)
     training: dict = {}
     offset = 0  # evaluation steps follow the training's (episodes) for the same pruner
     if setup.has_trained_agents:
@@ -48,7 +48,7 @@ def run_trial(trial: optuna.Trial, spec: StudySpec, folder: Path,
                     raise optuna.TrialPruned()
 
         window = max(1, min(1000, spec.episodes // 10))
-        result = train(setup, difficulty, spec.episodes, seed=spec.seed, envs=spec.envs, out=folder,
+        result = train(setup, options, spec.episodes, seed=spec.seed, envs=spec.envs, out=folder,
                        window=window, on_window=report_training)
         setup = result.setup
         training = {"training_seconds": result.seconds, "best_training_win_rate": result.best_average}
@@ -68,7 +68,7 @@ def run_trial(trial: optuna.Trial, spec: StudySpec, folder: Path,
         if trial.should_prune():
             raise optuna.TrialPruned()
 
-    evaluation = evaluate_setup(setup, games=spec.games, seed=spec.seed, options=spec.trial_options(params),
+    evaluation = evaluate_setup(setup, games=spec.games, seed=spec.seed, options=options,
                                 workers=workers, on_chunk=report, max_chunk=max(1, spec.games // REPORTS),
                                 seats=spec.seat, executor_kind=spec.executor, address=spec.ray_address)
     return setup, evaluation, training

@@ -293,9 +293,9 @@ def _run_one(study: optuna.Study, trial: optuna.Trial, context: TrialContext, tr
     folder = Path(f"{spec.name}-trials") / f"trial-{trial.number}"
     folder.mkdir(parents=True, exist_ok=True)
     tags = {
-        "setup": spec.setup_label, "difficulty": spec.difficulty, "games": spec.games, "seed": spec.seed,
+        "setup": spec.setup_label, "game": spec.game.name, "games": spec.games, "seed": spec.seed,
         "sampler": spec.sampler, "pruner": spec.pruner, "code_version": code_version(), "study": spec.name,
-        "trial": trial.number, "worker": driver_identity(),
+        "trial": trial.number, "worker": driver_identity(), **spec.trial_options(trial.params),
     }
     run = None
     try:
@@ -336,7 +336,7 @@ def _run_one(study: optuna.Study, trial: optuna.Trial, context: TrialContext, tr
         setup.dump(folder / "agent.toml")
         attrs = {"config": setup.to_mapping(), "wilson_95": list(evaluation.wilson_95),
                  "seconds_per_game": evaluation.mean_seconds_per_game, "folder": str(folder.resolve()),
-                 "difficulty": spec.trial_difficulty(trial.params), "options": spec.trial_options(trial.params),
+                 "options": spec.trial_options(trial.params),
                  "games": evaluation.games, "seats": evaluation.seats, "executor": spec.executor,
                  "evaluation_workers": evaluation.workers, **training}
         if _tell(study, trial, TrialState.COMPLETE, objective_values(spec, evaluation), **attrs):
@@ -547,7 +547,8 @@ def run_study(spec: StudySpec, n_trials: int | None = None, workers: int | None 
                  "driver": driver_identity()})
             tracker.log(parent, params={
                 "n_trials": n_trials, "workers": workers, "games": spec.games, "seed": spec.seed,
-                "difficulty": spec.difficulty, "validation_seed": spec.validation_seed, "test_seed": spec.test_seed,
+                "game": spec.game.name, "options": spec.options_label or "defaults",
+                "validation_seed": spec.validation_seed, "test_seed": spec.test_seed,
                 "setup": spec.setup_label if spec.domain("setup") else str(spec.setup)})
             study.set_user_attr("parent_run", parent)  # `lotr tune worker` attaches its trials to it
             study.set_user_attr("tracking_uri", tracker.tracking_uri)

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import csv
 import datetime
-import json
 import math
 import re
 from collections.abc import Callable
@@ -28,13 +27,11 @@ import numpy as np
 import optuna
 from optuna.trial import TrialState
 
-import gamecore
 from agents.setup import Setup
 from agents.specs import SpecError
+from gamecore.interface import Game, imported
 from gamecore.published import Published
 from gamecore.stats import Z95
-from lotr_sim.layout import DIFFICULTIES
-from lotr_sim.published import RULES_RANDOM
 from tuning.storage import local_store, storage_for, storage_object
 from tuning.selection import exported_figures
 from tuning.strategies import OUTCOMES, unpack_outcomes
@@ -50,7 +47,7 @@ class Measured:
     number: int
     label: str  # setup short form with oracle-mcts shown as mcts
     oracle: bool
-    difficulty: str
+    options: dict  # the game options it played (LOTR's difficulty)
     params: dict
     config: Setup
     win_rate: float
@@ -121,7 +118,7 @@ def _measured(spec: StudySpec, trial, chosen: dict) -> Measured:
         win_rate = sum(c["wins"] for c in seats.values()) / max(1, sum(c["games"] for c in seats.values()))
     return Measured(
         study=spec.name, number=trial.number, label=config.short_name.replace("oracle-mcts", "mcts"),
-        oracle=config.is_oracle, difficulty=spec.trial_difficulty(trial.params), params=dict(trial.params),
+        oracle=config.is_oracle, options=spec.trial_options(trial.params), params=dict(trial.params),
         config=config, win_rate=win_rate, low=low, high=high, objective=trial.values[0],
         games=trial.user_attrs.get("games", spec.games), seconds_per_game=trial.user_attrs["seconds_per_game"],
         training_seconds=trial.user_attrs.get("training_seconds"), folder=Path(folder) if folder else None,
@@ -132,23 +129,12 @@ def _measured(spec: StudySpec, trial, chosen: dict) -> Measured:
 
 # ---- sections ---------------------------------------------------------------------------------------------------
 
-REASONS = {  # why a row of ours may differ from the published one (a study's report.reason: a key, or the text)
-    "mcts": "the published search played copies of the real game, deck order included, and kept the outcomes it "
-            "liked (RULES.md); ours is honest",
-    "rl": "the published game had defects that favour the player (RULES.md) and its RL figures are the best "
-          "training moving averages; ours are evaluations on deals the training never saw. Where a published "
-          "figure lies above an ORACLE search deciding the same stages (the section of upper bounds, "
-          "`fidelity-bounds`), no policy can reach it on the game of RULES.md",
-    "random": "the published code had defects that favour the player; ours follows RULES.md (its column)",
-}
-
-
 @dataclass(frozen=True)
 class Section:
     """One experiment of the report, from the ``[report]`` tables of its studies (``tuning.study_file``)."""
 
     key: str  # the published experiment its rows are compared with
-    game: str  # the game of its studies, whose published results (Game.published) it compares with
+    game: Game  # the game of its studies, whose published results (Game.published) it compares with
     title: str
     order: int
     studies: tuple[str, ...]
@@ -160,7 +146,7 @@ class Section:
     detail: str | None = None  # a column showing what best_per chose
     figure: dict | None = None
     curves: bool = False
-    rules_random: bool = False
+    reference: str = ""  # a reference column of the game's (Game.report_references) set beside the published one
     config: str | None = None  # the exported configuration (the best-agent section)
     note: str = ""  # text under the section
     values: dict = field(default_factory=dict)  # per study, per setup: constant columns
@@ -174,7 +160,7 @@ class Section:
         return tuple(published_column(p, name) for name in self.columns)
 
     def published_rows(self) -> list[Published]:
-        return [p for p in gamecore.load(self.game).published if self.compares(p)]
+        return [p for p in self.game.published if self.compares(p)]
 
     def compares(self, p: Published) -> bool:
         """Whether a published row belongs to this section."""
@@ -194,12 +180,12 @@ class Section:
 
 
 def column_of(m: Measured, name: str, values: dict | None = None):
-    """A trial's value in a report column: setup, difficulty, search (honest or ORACLE), study, a constant
-    of its study's report.values for its setup, or a parameter."""
+    """A trial's value in a report column: setup, a game option (LOTR's difficulty), search (honest or ORACLE),
+    study, a constant of its study's report.values for its setup, or a parameter."""
     if name == "setup":
         return m.label + (" (ORACLE)" if m.oracle else "")
-    if name == "difficulty":
-        return m.difficulty
+    if name in m.options:
+        return m.options[name]
     if name == "search":
         return "ORACLE" if m.oracle else "honest"
     if name == "study":
@@ -216,14 +202,14 @@ def published_column(p: Published, name: str):
         return "honest"
     if name == "study":
         return p.experiment
-    if name == "difficulty":
-        return p.difficulty
+    if name in p.options:
+        return p.options[name]
     return p.params.get(name, p.params.get(name.rpartition(".")[2]))
 
 
 def published_field(p: Published, name: str):
-    fields = ("source", "experiment", "label", "difficulty", "win_rate", "games")
-    return getattr(p, name) if name in fields else p.params.get(name)
+    fields = ("source", "experiment", "label", "win_rate", "games")
+    return getattr(p, name) if name in fields else p.options.get(name, p.params.get(name))
 
 
 def sections(runs: dict[str, StudyRun]) -> list[Section]:
@@ -238,10 +224,11 @@ def sections(runs: dict[str, StudyRun]) -> list[Section]:
         found.append(Section(
             key=key, game=specs[0].game, title=table.get("title", key), order=table.get("order", 0),
             studies=tuple(spec.name for spec in specs), columns=tuple(table.get("columns", ("setup",))),
-            reason=REASONS.get(table.get("reason", ""), table.get("reason", "")), published=table.get("published", {}),
+            reason=specs[0].game.report_reasons.get(table.get("reason", ""), table.get("reason", "")),
+            published=table.get("published", {}),
             exclude=table.get("exclude", {}), best_per=tuple(table.get("best_per", ())), detail=table.get("detail"),
             figure=table.get("figure"), curves=any(spec.report.get("curves") for spec in specs),
-            rules_random=table.get("rules_random", False), config=table.get("config"), note=table.get("note", ""),
+            reference=table.get("reference", ""), config=table.get("config"), note=table.get("note", ""),
             values={spec.name: spec.report.get("values", {}) for spec in specs}, bounds=table.get("bounds", {}),
             pairs=tuple(tuple(pair) for pair in table.get("pairs", ())),
         ))
@@ -339,13 +326,14 @@ def section_markdown(section: Section, runs: dict[str, StudyRun]) -> list[str]:
     for m in section.pick(trials):
         rows.append((section.ours(m), m, by_key.pop(section.ours(m), None)))
     rows += [(key, None, p) for key, p in by_key.items()]  # published, not run here
-    rows.sort(key=lambda row: tuple(map(_order, row[0])))
+    rows.sort(key=lambda row: tuple(_order(value, section.game) for value in row[0]))
     counts = any(len(m.seats) == 1 for m in trials)
     extra = ["first / second wins / draws"] if counts else []
     extra += ([f"best {section.detail}"] if section.detail else []) + ["ms/game"]
     extra += ["training s"] if any(m.training_seconds for m in trials) else []
-    if section.rules_random:
-        extra.append("RULES.md")
+    if section.reference:
+        reference_title, reference = section.game.report_references[section.reference]
+        extra.append(reference_title)
     header = [*section.columns, "ours: win % [95% CI] (games)", *extra, "published", "verdict"]
     lines.append("| " + " | ".join(header) + " |")
     lines.append("|" + "---|" * (len(section.columns) + len(extra) + 3))
@@ -358,8 +346,8 @@ def section_markdown(section: Section, runs: dict[str, StudyRun]) -> list[str]:
         cells.append(f"{1000 * m.seconds_per_game:.2f}" if m else "-")
         if "training s" in extra:
             cells.append(f"{m.training_seconds:.0f}" if m and m.training_seconds else "-")
-        if section.rules_random:
-            cells.append(f"{RULES_RANDOM[key[0]]:g}")
+        if section.reference:
+            cells.append(f"{reference[key[0]]:g}")
         cells += [_theirs(p), verdict(m, p)]
         lines.append("| " + " | ".join(cells) + " |")
     lines += pairs_markdown(section, trials)
@@ -392,40 +380,19 @@ def pairs_markdown(section: Section, trials: list[Measured]) -> list[str]:
             "first / only the second won | deals | verdict |", "|---|---|---|---|---|---|", *lines]
 
 
-def limit_markdown(folder: Path) -> list[str]:
-    """LOTR's perfect-information limit per difficulty, from ``lotr lotr limit --out <folder>/limit-<difficulty>.json``."""
-    found = [json.loads(path.read_text()) for path in sorted(folder.glob("limit-*.json"))]
-    if not found:
-        return []
-    lines = ["## The limit: perfect-information win rate (LOTR, deck orders known)", "",
-             "| difficulty | deals (seed) | winning lines found | losses proven | unknown | the limit lies in | 95% "
-             "interval | seconds |", "|---|---|---|---|---|---|---|---|"]
-    for limit in sorted(found, key=lambda d: DIFFICULTIES.index(d["difficulty"])):
-        (low, high), (i_low, i_high) = limit["bounds"], limit["interval"]
-        lines.append(f"| {limit['difficulty']} | {limit['deals']:,} ({limit['seed']}) | {limit['lines_found']:,} | "
-                     f"{limit['losses_proven']:,} | {limit['unknown']:,} | [{100 * low:.1f}, {100 * high:.1f}] | "
-                     f"[{100 * i_low:.1f}, {100 * i_high:.1f}] | "
-                     f"{limit['seconds_attempts'] + limit['seconds_search']:.0f} |")
-    return lines + ["", "No agent, honest or ORACLE, wins more deals than are winnable: a win rate r on a difficulty "
-                    "whose limit lies in [a, b] is between r / b and r / a of the limit, and where the limit is "
-                    "100%, every rate below is its own fraction of it. Winning lines are found by ORACLE searches, "
-                    "losses proven by an exhaustive search (`lotr lotr limit`, `lotr_sim/limit.py`).", ""]
-
-
 def bounds_markdown(section: Section, trials: list[Measured]) -> list[str]:
     """ORACLE searches as upper bounds: each trial next to the published rows of the setup it bounds (the same
     stages decided, the others random) on its difficulty, naming those that lie above the bound."""
-    published = gamecore.load(section.game).published
-    lines = ["| ORACLE setup | budget | difficulty | bound: win % [95% CI] (games) | bounds | published rows above "
+    lines = ["| ORACLE setup | budget | options | bound: win % [95% CI] (games) | bounds | published rows above "
              "the bound |", "|---|---|---|---|---|---|"]
-    for m in sorted(trials, key=lambda m: (m.label, m.difficulty, m.value("budget") or 0)):
+    for m in sorted(trials, key=lambda m: (m.label, sorted(m.options.items()), m.value("budget") or 0)):
         bounded = section.bounds.get(m.label)
-        rows = [p for p in published if p.label == bounded and p.difficulty == m.difficulty
-                and not math.isnan(p.win_rate)]
+        rows = [p for p in section.game.published if p.label == bounded and not math.isnan(p.win_rate)
+                and all(m.options.get(k) == v for k, v in p.options.items())]
         above = [p for p in rows if p.win_rate - (p.interval or 0.0) > 100 * m.high]
         named = ", ".join(f"{p.win_rate:g} ({p.source}{_row_params(p)})" for p in above)
         lines.append("| " + " | ".join([
-            m.label, _cell(m.value("budget")), m.difficulty, _ours(m), bounded or "-",
+            m.label, _cell(m.value("budget")), _options_cell(m.options), _ours(m), bounded or "-",
             f"{len(above)} of {len(rows)}" + (f": {named}" if named else ""),
         ]) + " |")
     return lines + ["", "An ORACLE search reads the true deck orders, more than any honest policy for the same "
@@ -434,25 +401,29 @@ def bounds_markdown(section: Section, trials: list[Measured]) -> list[str]:
                     "beyond the budgets' trend) cannot be reached on the game of RULES.md.", ""]
 
 
+def _options_cell(options: dict) -> str:
+    """The game options a trial played, as ``name value`` (a flag only when on); "-" when there are none."""
+    return ", ".join(name if value is True else f"{name} {value}" for name, value in options.items()
+                     if value is not False) or "-"
+
+
 def _row_params(p: Published) -> str:
     """What tells a published row from the others of its setup: its algorithm and encoding."""
     algo, encoding = p.params.get("algo"), p.params.get("encoding")
     return (f", {algo}" if algo else "") + (f", encoding {encoding}" if encoding is not None else "")
 
 
-SEAT_MEASURES = ("margin", "score", "mpg", "twm")  # a two-player game's per-seat measures (Carcassonne's paper)
-
-
 def _measures(values: dict, keys) -> str:
     return ", ".join("-" if values.get(k) is None or math.isnan(values[k]) else f"{values[k]:.2f}" for k in keys)
 
 
-def measures_verdict(metrics: dict, seat: str, games: int, theirs: dict, their_games: int | None) -> str:
+def measures_verdict(measures: tuple[str, ...], metrics: dict, seat: str, games: int, theirs: dict,
+                     their_games: int | None) -> str:
     """*agrees* when every published measure of the seat's agent lies within the 95% interval of the difference
     of two means (our standard deviation for both samples, ``their_games`` or ours when the source gives none);
     else *differs* naming them."""
     far = []
-    for measure in SEAT_MEASURES:
+    for measure in measures:
         value, sd = theirs.get(measure), metrics.get(f"{measure}_sd_{seat}")
         if value is None or math.isnan(value) or sd is None or games < 2:
             continue
@@ -464,10 +435,12 @@ def measures_verdict(metrics: dict, seat: str, games: int, theirs: dict, their_g
 
 def seats_markdown(section: Section, trials: list[Measured]) -> list[str]:
     """A two-player section whose published rows give each seat's win rate and measures: one row per setup and
-    seat of its first agent, ours beside theirs (the agent's reward, score, mpg, twm; its opponent's after /)."""
+    seat of its first agent, ours beside theirs (the agent's measures, ``Game.seat_measures``; its opponent's
+    after /)."""
     by_label = {p.label: p for p in section.published_rows()}
+    measures = section.game.seat_measures
     header = ["setup", "seat", "ours: win % [95% CI] (games)", "published win %", "verdict",
-              "ours: reward, score, mpg, twm / opponent's", "published", "measures", "s/game"]
+              f"ours: {', '.join(measures)} / opponent's", "published", "measures", "s/game"]
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     for m in sorted(trials, key=lambda m: m.label):
         published = by_label.get(m.label)
@@ -475,8 +448,8 @@ def seats_markdown(section: Section, trials: list[Measured]) -> list[str]:
             theirs = published.params["seats"].get(seat) if published else None
             other = "second" if seat == "first" else "first"
             metrics = counts.get("metrics", {})
-            ours_measures = (_measures(metrics, [f"{k}_{seat}" for k in SEAT_MEASURES]) + " / "
-                             + _measures(metrics, [f"{k}_{other}" for k in SEAT_MEASURES]))
+            ours_measures = (_measures(metrics, [f"{k}_{seat}" for k in measures]) + " / "
+                             + _measures(metrics, [f"{k}_{other}" for k in measures]))
             low, high = counts["wilson_95"]
             cells = [m.label, seat, f"{100 * counts['win_rate']:.1f} [{100 * low:.1f}, {100 * high:.1f}] "
                                     f"({counts['games']:,})"]
@@ -486,8 +459,8 @@ def seats_markdown(section: Section, trials: list[Measured]) -> list[str]:
                 half = theirs["interval"]
                 cells += [f"{theirs['win_rate']:.2f}" + (f" ± {half:.2f} ({theirs['games']})" if half else "")
                           + f" ({published.source})", overlap_verdict(low, high, theirs["win_rate"], half), ours_measures,
-                          _measures(theirs, SEAT_MEASURES) + " / " + _measures(theirs["opponent"], SEAT_MEASURES),
-                          measures_verdict(metrics, seat, counts["games"], theirs, theirs["games"])]
+                          _measures(theirs, measures) + " / " + _measures(theirs["opponent"], measures),
+                          measures_verdict(measures, metrics, seat, counts["games"], theirs, theirs["games"])]
             cells.append(f"{m.seconds_per_game:.2f}")
             lines.append("| " + " | ".join(cells) + " |")
     missing = sorted(set(by_label) - {m.label for m in trials})
@@ -497,10 +470,12 @@ def seats_markdown(section: Section, trials: list[Measured]) -> list[str]:
     return lines
 
 
-def _order(value) -> tuple:
-    """Table order: difficulties easy to hard, numbers by size, the rest alphabetically."""
-    if value in DIFFICULTIES:
-        return (0, DIFFICULTIES.index(value), "")
+def _order(value, game: Game) -> tuple:
+    """Table order: a game option's values in the order the game declares them (LOTR's difficulties easy to hard),
+    numbers by size, the rest alphabetically."""
+    for option in game.options:
+        if isinstance(value, str) and value in option.choices:
+            return (0, option.choices.index(value), "")
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         return (1, value, "")
     return (2, 0, str(value))
@@ -521,7 +496,7 @@ def chosen_trial(section: Section, run: StudyRun, root: Path = Path(".")) -> Mea
     config = Setup.load(path)
     low, high = chosen["search"]["wilson_95"]
     return Measured(study=run.spec.name, number=metadata["trial"], label=config.short_name, oracle=config.is_oracle,
-                    difficulty=metadata.get("difficulty"), params={}, config=config,
+                    options=metadata.get("options", {}), params={}, config=config,
                     win_rate=chosen["search"]["win_rate"], low=low, high=high, games=chosen["search"]["games"],
                     seconds_per_game=math.nan, chosen=chosen)
 
@@ -722,7 +697,8 @@ def write_report(study_files: list[Path], out: Path, root: Path = Path(".")) -> 
         count += f" (+{run.pruned} pruned)" if run.pruned else ""
         lines.append(f"| `{name}` | {count} | {spec.games:,} | {episodes} | {spec.sampler} |")
     lines.append("")
-    lines += limit_markdown(out.parent)
+    for game in dict.fromkeys(run.spec.game for run in runs.values()):  # each game's own preamble, once
+        lines += imported(game.report_preamble)(out.parent) if game.report_preamble else []
     for section in report_sections:
         if (previous := kept(section.title, section.studies, section.config)) is not None:
             lines += previous

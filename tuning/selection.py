@@ -205,7 +205,8 @@ def export(study: optuna.Study, chosen: dict, target: Path) -> Path:
     trial = study.get_trials(deepcopy=False)[chosen["trial"]]
     setup = Setup.from_mapping(trial.user_attrs["config"], source=f"trial {trial.number}")
     metadata = {"study": study.study_name, "trial": trial.number}
-    metadata.update({key: trial.user_attrs[key] for key in ("difficulty", "options") if trial.user_attrs.get(key) is not None})
+    if trial.user_attrs.get("options") is not None:
+        metadata["options"] = trial.user_attrs["options"]
     for kind in FIGURES:
         figure = chosen[kind]
         metadata.update({f"{kind}_{field}": figure[field] for field in FIGURE_FIELDS})

@@ -3,11 +3,12 @@
 ::
 
     name = "mcts-hpo"                  # the Optuna study and (by default) the MLflow experiment
-    game = "lotr"                      # optional: the game (default lotr)
-    difficulty = "hard"                # LOTR's difficulty (a game without one has none)
+    game = "lotr"                      # optional: the game (default: gamecore.DEFAULT_GAME)
     setup = "random-mcts-mcts"         # the setup every trial starts from (short form)
+    difficulty = "hard"                # a game option may be given here, for short (LOTR's difficulty) ...
 
-    [options]                          # optional: the game's other options, e.g. full_scenario = true
+    [options]                          # ... or here: the game's options, e.g. full_scenario = true (omitted: its
+                                       # defaults)
 
     [fixed]                            # parameters set for every trial: "budget" or "questing.budget"
     final = "visits"
@@ -59,14 +60,13 @@
     columns = ["setup", "difficulty"]  # a row's key: setup, difficulty, search, study, or a parameter
     note = "..."                       # optional: text printed under the section (measurements made beside it)
 
-Experiments that compare setups or difficulties (the thesis's tables) search
+Experiments that compare setups or game options (the thesis's tables) search
 them like any other choice and usually run every combination::
 
     [space]
     setup = { choice = ["random-random-random", "random-mcts-mcts"] }   # instead of the top-level setup
-    difficulty = { choice = ["easy", "medium", "hard"] }                # instead of the top-level difficulty
+    difficulty = { choice = ["easy", "medium", "hard"] }                # a game option, instead of a fixed one
     reduction = { choice = [true, false] }
-    opening = { choice = ["1-8", "1-7"] }                                # a game option (Love Letter's), likewise
 
     [search]
     sampler = "grid"                   # every combination once; n_trials defaults to their number
@@ -106,6 +106,7 @@ from agents.evaluation import SEATS, sides
 from agents.executors import EXECUTORS
 from agents.setup import Setup
 from agents.specs import SpecError
+from gamecore.interface import Game
 from tuning.space import Domain
 from tuning.storage import Liveness
 
@@ -133,13 +134,13 @@ SECTIONS = {
     },
     "mlflow": {"tracking_uri": None, "experiment": None},
 }
-TOP_KEYS = ("name", "game", "difficulty", "setup", "options", "fixed", "space", "report", *SECTIONS)
+TOP_KEYS = ("name", "game", "setup", "options", "fixed", "space", "report", *SECTIONS)  # and the game's options
 # [report]: the study's section of ``lotr report`` (tuning.report), with the type of each key
 REPORT_KEYS = {"section": str, "title": str, "order": int, "columns": list, "reason": str, "published": dict,
                "exclude": dict, "best_per": list, "detail": str, "figure": dict, "values": dict, "curves": bool,
-               "rules_random": bool, "config": str, "note": str, "bounds": dict, "pairs": list}
+               "reference": str, "config": str, "note": str, "bounds": dict, "pairs": list}
 POSITIVE = {"games", "episodes", "envs", "n_trials", "workers", "heartbeat_interval", "grace_period"}
-CONTEXT = ("setup", "difficulty")  # searched choices that pick a trial's setup or difficulty, not a parameter
+CONTEXT = ("setup",)  # a searched choice that picks a trial's setup, not a parameter (game options are the others)
 
 
 @dataclass(frozen=True)
@@ -147,7 +148,6 @@ class StudySpec:
     """A validated study file."""
 
     name: str
-    difficulty: str | None  # the first searched difficulty when difficulty is searched; None: the game has none
     setup: Setup  # the first searched setup (with the fixed values it has) when setup is searched
     space: tuple[Domain, ...]
     metrics: tuple[str, ...]
@@ -172,13 +172,16 @@ class StudySpec:
     source: str = "study"
     fixed: tuple[tuple[str, Any], ...] = ()
     liveness: Liveness = Liveness()
-    game: str = gamecore.DEFAULT_GAME
-    options: tuple[tuple[str, Any], ...] = ()  # the game's options but the difficulty
+    game: Game = None  # type: ignore[assignment]  # None: the default game
+    options: tuple[tuple[str, Any], ...] = ()  # the game's options that are not searched, defaults filled in
     report: dict = field(default_factory=dict, compare=False)  # its [report] table
     seat: str = "both"  # a two-player game: the seat(s) of the evaluated agent (first, second, both)
-    searched_options: tuple[str, ...] = ()  # game options in [space] (the difficulty apart), e.g. Love Letter's opening
+    searched_options: tuple[str, ...] = ()  # game options in [space], e.g. LOTR's difficulty, Love Letter's opening
     executor: str = "local"  # where a trial's, the validation's and the test's games run: local | ray
     ray_address: str | None = None  # executor ray: the cluster (None: a local Ray instance)
+
+    def __post_init__(self):
+        object.__setattr__(self, "game", gamecore.load(self.game or gamecore.DEFAULT_GAME))
 
     @functools.cached_property
     def setups(self) -> tuple[Setup, ...]:
@@ -212,30 +215,28 @@ class StudySpec:
 
     def trial_setup(self, params: dict[str, Any]) -> Setup:
         """The setup of a trial with these searched values."""
-        params = {k: v for k, v in params.items() if k != "difficulty" and k not in self.searched_options}
+        params = {k: v for k, v in params.items() if k not in self.searched_options}
         if "setup" not in params:
             return self.setup.with_params(params, where=f"{self.source}: space")
         base = Setup.parse(params.pop("setup"), self.game)
         values = {k: v for k, v in {**dict(self.fixed), **params}.items() if base.has_param(k)}
         return base.with_params(values, where=f"{self.source}: setup {base.short_name}")
 
-    def trial_difficulty(self, params: dict[str, Any]) -> str | None:
-        """The difficulty a trial with these searched values plays (None: the game has none)."""
-        return params.get("difficulty", self.difficulty)
-
     def trial_options(self, params: dict[str, Any]) -> dict[str, Any]:
-        """The game options a trial with these searched values plays."""
-        difficulty = self.trial_difficulty(params)
-        searched = {name: params[name] for name in self.searched_options if name in params}
-        return dict(self.options) | searched | ({} if difficulty is None else {"difficulty": difficulty})
+        """The game options a trial with these searched values plays (a searched one it lacks: its first choice)."""
+        searched = {name: params.get(name, self.domain(name).choices[0]) for name in self.searched_options}
+        return dict(self.options) | searched
+
+    @property
+    def options_label(self) -> str:
+        """The game options as a person reads them: ``difficulty hard``, a searched one as ``opening searched``."""
+        fixed = [f"{k} {v}" for k, v in self.options if not isinstance(v, bool) or v]
+        return ", ".join([*fixed, *(f"{name} searched" for name in self.searched_options)])
 
     def resolved(self, storage: str, tracking_uri: str) -> str:
         """The study as it will run, on these stores (``lotr tune run --dry-run``)."""
         lines = [
-            f"study {self.name}: {self.game}"
-            + (f", {self.difficulty if self.domain('difficulty') is None else 'difficulty searched'}"
-               if self.difficulty is not None else "")
-            + "".join(f", {k} = {v!r}" for k, v in self.options if k not in self.searched_options)
+            f"study {self.name}: {self.game}" + (f" ({self.options_label})" if self.options_label else "")
             + f", setup {self.setup if self.domain('setup') is None else 'searched'}",
             "fixed: " + (", ".join(f"{k} = {v!r}" for k, v in self.fixed) or "nothing"),
             "space:",
@@ -305,9 +306,14 @@ def parse_study(data: dict, source: str = "study") -> StudySpec:
     if "holdout" in data:
         raise SpecError(f"{source}: [holdout] is now [validation] (top_k, games, seed: where the best is chosen) and "
                         "[test] (games, seed: where it is reported); rename it and add [test] with a fresh seed")
+    try:
+        game = gamecore.load(data.get("game", gamecore.DEFAULT_GAME))
+    except SpecError as error:
+        raise SpecError(f"{source}: game: {error}") from None
+    option_names = [p.name for p in game.options]
     for key in data:
-        if key not in TOP_KEYS:
-            raise SpecError(f"{source}: unknown key {key!r}; valid: {', '.join(TOP_KEYS)}")
+        if key not in TOP_KEYS and key not in option_names:
+            raise SpecError(f"{source}: unknown key {key!r}; valid: {', '.join((*TOP_KEYS, *option_names))}")
     for key in ("name", "space"):
         if key not in data:
             raise SpecError(f"{source}: missing key {key!r}")
@@ -318,40 +324,29 @@ def parse_study(data: dict, source: str = "study") -> StudySpec:
     if not isinstance(space_table, dict) or not space_table:
         raise SpecError(f"{source}: space is empty; declare at least one searched parameter")
     space = tuple(Domain.parse(name, value, f"{source}: space.{name}") for name, value in _flatten(space_table, domains=True).items())
-    try:
-        game = gamecore.load(data.get("game", gamecore.DEFAULT_GAME))
-    except SpecError as error:
-        raise SpecError(f"{source}: game: {error}") from None
-    has_difficulty = any(p.name == "difficulty" for p in game.options)
     searched = {d.name: d for d in space if d.name in CONTEXT}
-    for key in CONTEXT:
-        if key == "difficulty" and not has_difficulty:
-            if key in data or key in searched:
-                raise SpecError(f"{source}: {key}: the game {game.name} has no difficulty; remove it")
-            continue
-        if (key in data) == (key in searched):
-            raise SpecError(f"{source}: {key} is {'given twice' if key in data else 'missing'}; give it at the top "
-                            f"level or as a choice in space.{key}, not both")
-        if key in searched and searched[key].kind != "choice":
-            raise SpecError(f"{source}: space.{key} is invalid; expected {{ choice = [...] }}")
-    difficulties = searched["difficulty"].choices if "difficulty" in searched else (data.get("difficulty"),)
+    if ("setup" in data) == ("setup" in searched):
+        raise SpecError(f"{source}: setup is {'given twice' if 'setup' in data else 'missing'}; give it at the top "
+                        "level or as a choice in space.setup, not both")
+    if "setup" in searched and searched["setup"].kind != "choice":
+        raise SpecError(f"{source}: space.setup is invalid; expected {{ choice = [...] }}")
     option_table = data.get("options", {})
-    if not isinstance(option_table, dict) or "difficulty" in option_table:
-        raise SpecError(f"{source}: options = {option_table!r} is invalid; expected a table of game options (the "
-                        "difficulty at the top level)")
-    option_names = {p.name for p in game.options} - {"difficulty"}
+    if not isinstance(option_table, dict):
+        raise SpecError(f"{source}: options = {option_table!r} is invalid; expected a table of game options")
+    for key in option_names:
+        if key in data and key in option_table:
+            raise SpecError(f"{source}: {key} is both at the top level and in [options]; keep one of them")
+    option_table = option_table | {key: data[key] for key in option_names if key in data}
     searched_options = tuple(d.name for d in space if d.name in option_names)
-    for difficulty in difficulties:
-        options = game.check_options({**option_table, **({} if difficulty is None else {"difficulty": difficulty})},
-                                     f"{source}: options" if difficulty is None else source)
-    options.pop("difficulty", None)
-    for domain in (d for d in space if d.name in searched_options):  # searched like the difficulty
+    options = game.check_options(option_table, f"{source}: options")
+    for domain in (d for d in space if d.name in searched_options):  # a game option searched: every value checked
         if domain.name in option_table:
-            raise SpecError(f"{source}: {domain.name} is both in [options] and in [space]; keep one of them")
+            raise SpecError(f"{source}: {domain.name} is both fixed and in [space]; keep one of them")
         if domain.kind != "choice":
             raise SpecError(f"{source}: space.{domain.name} is invalid; expected {{ choice = [...] }}")
         for value in domain.choices:
             game.check_options({**option_table, domain.name: value}, f"{source}: space")
+    options = {k: v for k, v in options.items() if k not in searched_options}
     names = searched["setup"].choices if "setup" in searched else (data["setup"],)
     setups = []
     for setup_name in names:
@@ -359,7 +354,7 @@ def parse_study(data: dict, source: str = "study") -> StudySpec:
             expected = "a short form such as 'random-mcts-mcts'"
             raise SpecError(f"{source}: setup = {setup_name!r} is invalid; expected {expected}")
         try:
-            setups.append(Setup.parse(setup_name, game.name))
+            setups.append(Setup.parse(setup_name, game))
         except SpecError as error:
             raise SpecError(f"{source}: {error}") from None
     fixed = data.get("fixed", {})
@@ -430,7 +425,6 @@ def parse_study(data: dict, source: str = "study") -> StudySpec:
             raise SpecError(f"{source}: report.{key} = {value!r} is invalid; expected a {REPORT_KEYS[key].__name__}")
     return StudySpec(
         name=name,
-        difficulty=difficulties[0],
         setup=setups[0],
         space=space,
         metrics=tuple(metrics),
@@ -455,7 +449,7 @@ def parse_study(data: dict, source: str = "study") -> StudySpec:
         source=source,
         fixed=tuple(fixed.items()),
         liveness=Liveness(search["heartbeat_interval"], search["grace_period"]),
-        game=game.name,
+        game=game,
         options=tuple(options.items()),
         report=report,
         seat=objective["seat"],

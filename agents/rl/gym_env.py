@@ -16,7 +16,8 @@ import numpy as np
 
 from agents.batch import GameBatch
 from agents.rl.common import RL_STAGES
-from agents.setup import STAGES, Setup
+from agents.setup import Setup
+from lotr_sim.game import STAGES
 from agents.specs import AgentSpec
 from lotr_sim.cards import N_CARDS
 from lotr_sim.decoders import MACRO_ACTIONS, macro_action

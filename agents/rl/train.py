@@ -31,10 +31,10 @@ from agents.progress import progress_bar
 from agents.interruption import Interrupted
 from agents.rl import RL_STAGES, make_learner
 from agents.rl.common import GAMMA
-from agents.setup import STAGES, Setup
+from agents.setup import Setup
+from lotr_sim.game import STAGES
 from agents.specs import SpecError
 from gamecore.rng import derive_seed
-from lotr_sim.state import parse_difficulty
 
 TRAINING_OFFSET = 2**62
 
@@ -111,7 +111,7 @@ class _Transitions:
 
 def train(
     setup: Setup | str,
-    difficulty: str = "hard",
+    options: dict | None = None,
     episodes: int = 10_000,
     seed: int = 0,
     envs: int = 1,
@@ -120,14 +120,14 @@ def train(
     progress: bool = False,
     on_window: Callable[[int, float], None] | None = None,
 ) -> TrainingResult:
-    """Train the ``rl`` stages of ``setup``; see the module docstring.
+    """Train the ``rl`` stages of ``setup`` on the game ``options``; see the module docstring.
 
     ``on_window(episodes, moving win rate)`` is called every ``window`` finished episodes; an
     exception it raises (a tuning pruner's) stops the training and propagates. Ctrl-C or SIGTERM
     writes the checkpoints so far and raises ``Interrupted`` with the partial TrainingResult."""
     setup = Setup.parse(setup) if isinstance(setup, str) else setup
     stages = rl_stages(setup)
-    parse_difficulty(difficulty)  # a clear error before any work
+    options = setup.game.check_options(dict(options or {}), "options")  # a clear error before any work
     if episodes < 1 or envs < 1 or window < 1:
         raise ValueError("episodes, envs and window must be at least 1")
     torch.set_num_threads(1)
@@ -136,7 +136,7 @@ def train(
         for s, stage in enumerate(stages)
     }
     indices = {stage: STAGES.index(stage) for stage in stages}
-    batch = GameBatch(setup, {"difficulty": difficulty}, min(envs, episodes))
+    batch = GameBatch(setup, options, min(envs, episodes))
     episode_of = np.full(batch.active.size, -1)
     pending: dict[str, list] = {stage: [None] * batch.active.size for stage in stages}
     counts = {stage: np.zeros(batch.active.size, np.int64) for stage in stages}
