@@ -44,7 +44,17 @@ the game's flat ``int64`` state, which the search and the harness
   playouts with them (and expands their choice first);
 - optionally, with those, ``net_value(S, nets)``: a trained network's chance
   of a win from ``S`` for the player to move, -1 where none values ``S``; a
-  search with ``leaf = "value"`` stops its playouts there.
+  search with ``leaf = "value"`` stops its playouts there;
+- for learning agents and the environments (``Game.encoders``,
+  ``Game.action_spaces``): ``encode(S, encoding, out)`` fills the float
+  vector ``out`` with encoder number ``encoding`` of what the player to move
+  sees at ``S``'s pending decision (never hidden information);
+  ``action_mask(S, space, mask)`` sets ``mask[i]`` to 1 for each legal index
+  of action space number ``space`` at ``S`` and to 0 for the others (the
+  whole row: it is as wide as the widest role's space); ``decode(S, space,
+  index, act, scratch, work)`` fills ``act`` with the legal action of that
+  index (``scratch`` a state-sized int64 array, ``work`` ``DECODE_WORK``
+  floats).
 """
 
 from __future__ import annotations
@@ -97,6 +107,29 @@ class Command:
 
 
 @dataclass(frozen=True)
+class Encoder:
+    """A named encoding of what the player to move sees, as float features (a network's input, an environment's
+    observation): number ``i`` of ``Game.encoders`` is ``encode(S, i, out)`` of the kernels. ``sizes`` gives its
+    length at each role's decisions (the roles it covers)."""
+
+    name: str
+    sizes: dict[str, int]
+    help: str = ""
+
+
+@dataclass(frozen=True)
+class ActionSpace:
+    """A fixed, indexed action space with a mask: number ``i`` of ``Game.action_spaces`` is ``action_mask(S, i,
+    mask)`` and ``decode(S, i, index, ...)`` of the kernels. ``direct``: the game's legal actions as indices; a
+    game's ``macro`` space: a few rules that each make a legal action (LOTR's thesis 5.4.2). ``sizes`` gives its
+    number of indices at each role's decisions (the roles it covers)."""
+
+    name: str
+    sizes: dict[str, int]
+    help: str = ""
+
+
+@dataclass(frozen=True)
 class Preset:
     """An agent of the game that is another agent with other defaults (``mc``: ``flat-mc`` with a budget of
     1000 playouts for each action)."""
@@ -141,6 +174,10 @@ class Game:
     report_references: dict[str, tuple[str, dict]] = field(default_factory=dict)  # report.reference key -> (column
     # title, value per row key): a reference figure of ours set beside the published one (LOTR's corrected-rules rate)
     report_preamble: str = ""  # "module:function": (report folder) -> Markdown lines set before the studies' sections
+    encoders: tuple[Encoder, ...] = ()  # what learning agents and environments observe (the kernels' encode)
+    action_spaces: tuple[ActionSpace, ...] = ()  # what they choose among (the kernels' action_mask and decode)
+    learners: dict[str, str] = field(default_factory=dict)  # its own learning algorithms: name -> "module:Class"
+    learning_defaults: dict[str, Any] = field(default_factory=dict)  # its defaults of the rl agent's parameters
 
     def __reduce__(self):
         import gamecore

@@ -29,6 +29,7 @@ from lotr_sim.policies import buy_in_order, resolve_defense, strongest
 from lotr_sim.rules import lowest, ready, staging_threat, total_resources
 
 MACRO_ACTIONS = {"planning": 7, "questing": 7, "defense": 4}
+PLANNING_MACROS, QUESTING_MACROS, DEFENSE_MACROS = MACRO_ACTIONS.values()
 WEAKNESS = -ATTACK
 
 
@@ -101,6 +102,16 @@ def macro_action(S, index, act, scratch, scores):
             sturdiness(S, scores)
         defenders = ready(S) if index < 3 else np.int64(0)
         defend_in_order(S, defenders, scores, index == 1, act, scratch)
+
+
+@kernel
+def macro_mask(S, mask):
+    """``mask[i]`` = 1 for the macro actions of the pending decision (every one is legal), 0 beyond them."""
+    phase = S[L.PHASE]
+    n = PLANNING_MACROS if phase == L.PLANNING else QUESTING_MACROS if phase == L.QUESTING else (
+        DEFENSE_MACROS if phase == L.DEFENSE else 0)
+    for i in range(mask.shape[0]):
+        mask[i] = i < n
 
 
 @kernel

@@ -6,10 +6,12 @@ from typing import Any
 
 import numpy as np
 
-from gamecore.interface import Command, Game
+from gamecore.interface import ActionSpace, Command, Encoder, Game
 from gamecore.params import Param
 from lotr_sim import kernels
 from lotr_sim import layout as L
+from lotr_sim.decoders import MACRO_ACTIONS
+from lotr_sim.encoding import DEFENSE_SIZE, PLANNING_SIZE, QUESTING_SIZES
 from lotr_sim.policies import POLICY_NAMES
 from lotr_sim.published import PUBLISHED
 from lotr_sim.report import REASONS, REFERENCES
@@ -75,6 +77,13 @@ GAME = Game(
     help="The Lord of the Rings: The Card Game, simplified (Godlewski's thesis; RULES.md)",
     metric_names=("lost_by_threat", "lost_by_heroes"),
     published=PUBLISHED,
+    encoders=tuple(Encoder(f"thesis-{k}", {"planning": PLANNING_SIZE, "questing": size, "defense": DEFENSE_SIZE},
+                           help=f"thesis 5.3: planning and defense's encodings, questing's encoding type {k} "
+                                "(lotr_sim/encoding.py)") for k, size in enumerate(QUESTING_SIZES)),
+    action_spaces=(ActionSpace("macro", MACRO_ACTIONS, help="the thesis's macro actions (5.4.2): planning 7, "
+                               "questing 7, defense 4 (lotr_sim/decoders.py)"),),
+    learners={"ac-direct": "lotr_lab.direct:ACDirect"},
+    learning_defaults={"algo": "ac-direct", "encoding": 2},
     report_reasons=REASONS,
     report_references=REFERENCES,
     report_preamble="lotr_sim.report:limit_markdown",

@@ -24,6 +24,8 @@ from lotr_sim.candidates import (
     root_candidates,
 )
 from lotr_sim.cards import N_CARDS
+from lotr_sim.decoders import macro_action, macro_mask
+from lotr_sim.encoding import encode
 from lotr_sim.legal import MAX_OPTIONS
 from lotr_sim.nets import NET_WORK, net_action, net_value
 from lotr_sim.playout import decision_index
@@ -39,10 +41,12 @@ ROLES_BY_SEAT = False
 N_RECORD = 2  # per game: outcome code, final round
 MAX_CANDIDATES = ENUMERATION_LIMIT
 OK = L.OK
+DECODE_WORK = N_CARDS  # decode's float work space: a score per card
 
 __all__ = [  # the compiled interface of gamecore.interface, some of it the search's candidates (lotr_sim.candidates)
-    "ACTION_SIZE", "MAX_CANDIDATES", "NET_WORK", "N_PLAYERS", "N_RECORD", "N_ROLES", "OK", "ROLES_BY_SEAT", "STATE_SIZE",
-    "action_key", "apply", "canonicalize", "copy", "deal_game", "determinize", "is_candidate", "is_over",
+    "ACTION_SIZE", "DECODE_WORK", "MAX_CANDIDATES", "NET_WORK", "N_PLAYERS", "N_RECORD", "N_ROLES", "OK",
+    "ROLES_BY_SEAT", "STATE_SIZE", "action_key", "action_mask", "apply", "canonicalize", "copy", "deal_game", "decode",
+    "determinize", "encode", "is_candidate", "is_over",
     "key_action", "key_matches", "net_action", "net_value", "playout_action", "record", "reduced_out", "reward",
     "role", "root_candidates", "sample_candidate", "to_move", "workspace",
 ]
@@ -122,3 +126,15 @@ def workspace():
 def sample_candidate(S, rs, act, ws, scratch, err):
     slots, options, n_options = ws
     return candidates.sample_action(S, rs, act, slots, options, n_options, scratch, err)
+
+
+@inline_kernel
+def action_mask(S, space, mask):
+    """The macro actions of the pending decision (LOTR's one action space, thesis 5.4.2): every one is legal."""
+    macro_mask(S, mask)
+
+
+@inline_kernel
+def decode(S, space, index, act, scratch, work):
+    """Macro action ``index`` of the pending decision."""
+    macro_action(S, index, act, scratch, work)
