@@ -588,4 +588,34 @@ def _build(game: types.ModuleType) -> types.ModuleType:
                      play_out, outcome_of, credit_amaf, leaf_values, buffers, prepared_root, mcts_decide,
                      flat_mc_decide, decide, seed_agents, play_compiled_roles, deal, play_games, advance_batch):
         setattr(this, function.__name__, function)
+    if hasattr(game, "encode"):
+        _build_learning(game, this)
     return this
+
+
+def _build_learning(game: types.ModuleType, this: types.ModuleType) -> None:
+    """Add the batches of the game's learning interface (``gamecore.interface``) to its compiled module ``this``:
+    ``encode_batch``, ``mask_batch`` and ``decode_batch`` (row i of the output from ``states[i]``)."""
+
+    @kernel
+    def encode_batch(states, encoding, out):
+        """Row i of ``out``: encoder ``encoding`` of ``states[i]``."""
+        for i in range(states.shape[0]):
+            game.encode(states[i], encoding, out[i])
+
+    @kernel
+    def mask_batch(states, space, masks):
+        """Row i of ``masks``: the legal indices of action space ``space`` at ``states[i]``."""
+        for i in range(states.shape[0]):
+            game.action_mask(states[i], space, masks[i])
+
+    @allocating
+    def decode_batch(states, space, indices, acts):
+        """Row i of ``acts``: index ``indices[i]`` of action space ``space`` at ``states[i]``."""
+        scratch = np.empty(states.shape[1], np.int64)
+        work = np.empty(game.DECODE_WORK)
+        for i in range(states.shape[0]):
+            game.decode(states[i], space, indices[i], acts[i], scratch, work)
+
+    for function in (encode_batch, mask_batch, decode_batch):
+        setattr(this, function.__name__, function)

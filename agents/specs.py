@@ -56,13 +56,10 @@ REDUCTION = "reduction"  # sets every search option named reduction_*
 _BUDGET = Param("budget", int, 200, 1, MAX_BUDGET, help="playouts per decision")
 _PPN = Param("ppn", int, 20, 1, MAX_BUDGET, help="playouts per leaf evaluation (budget // ppn iterations)")
 _C = Param("c", float, 1 / math.sqrt(2), 0.0, 100.0, help="UCB1 exploration constant: mean + c sqrt(2 ln N / n)")
-RL_ALGORITHMS = ("q-macro", "ac-macro", "ac-direct")
-_RL_PARAMS = (
-    Param("algo", str, "ac-direct", choices=RL_ALGORITHMS, help="learning algorithm and action kind"),
-    Param("encoding", int, 2, 0, 3, help="questing state encoding (thesis 5.3); planning and defense have one"),
+_LEARNING_PARAMS = (  # the rl agent's, but its algo and encoding, which the game's learning interface gives
     Param("neurons", int, 100, 1, 4096, help="hidden ReLU units"),
     Param("lr", float, 6.5e-4, 1e-7, 1.0, help="Adam learning rate"),
-    Param("epsilon", float, 0.1, 0.0, 1.0, help="q-macro: exploration rate while training"),
+    Param("epsilon", float, 0.1, 0.0, 1.0, help="Q-learning: exploration rate while training"),
     Param("policy", str, "greedy", choices=("greedy", "sample"), help="acting after training: best or sampled action"),
     Param("weights", str, "", help="trained weights (a .pt state_dict); empty: untrained"),
 )
@@ -105,13 +102,6 @@ class AgentKind:
         raise SpecError(f"{where}: {self.name} has no parameter {name!r}; its parameters: {valid}")
 
 
-PYTHON_AGENTS = (
-    AgentKind("rl", PYTHON, _RL_PARAMS, help="a small PyTorch network (thesis chapter 5)",
-              stages=("planning", "questing", "defense"), games=("lotr",), factory="agents.rl:make_learner",
-              trained=True),
-)
-
-
 def agent_kinds(game: Game | str = gamecore.DEFAULT_GAME) -> dict[str, AgentKind]:
     """The agents of a game: its compiled policies, the searches with its options, its Python agents."""
     return _agent_kinds(gamecore.load(game))
@@ -134,7 +124,7 @@ def _agent_kinds(game: Game) -> dict[str, AgentKind]:
         AgentKind("oracle-mcts", MCTS, search, oracle=True,
                   help="MCTS on the true state, hidden information known: an upper bound, not an honest agent"),
     ]
-    kinds += [kind for kind in PYTHON_AGENTS if game.name in kind.games]
+    kinds += _learning_kinds(game)
     kinds += _openspiel_kinds(playout)
     kinds += [AgentKind(agent.name, PYTHON, agent.params, help=agent.help, stages=agent.roles, games=(game.name,),
                         factory=agent.factory) for agent in game.python_agents]
@@ -145,6 +135,28 @@ def _agent_kinds(game: Game) -> dict[str, AgentKind]:
         params = tuple(dataclasses.replace(p, default=defaults.get(p.name, p.default)) for p in base.params)
         by_name[preset.name] = dataclasses.replace(base, name=preset.name, params=params, help=preset.help)
     return by_name
+
+
+def _learning_kinds(game: Game) -> list[AgentKind]:
+    """The ``rl`` agent, where the game declares encoders and something to learn over (``agents.learning``)."""
+    from agents.learning import algorithms
+
+    names = tuple(algorithms(game))
+    if not game.encoders or not names:
+        return []
+    defaults = game.learning_defaults
+    encodings = ", ".join(f"{k}: {encoder.name}" for k, encoder in enumerate(game.encoders))
+    params = (
+        Param("algo", str, defaults.get("algo", names[0]), choices=names,
+              help="the learning rule and what it chooses among: q (Q-learning) or ac (actor-critic) over an action "
+                   "space of the game, or a learner of the game's own"),
+        Param("encoding", int, defaults.get("encoding", 0), 0, len(game.encoders) - 1,
+              help=f"the game's encoder of the observation ({encodings})"),
+        *(dataclasses.replace(p, default=defaults.get(p.name, p.default)) for p in _LEARNING_PARAMS),
+    )
+    roles = tuple(role for role in game.roles if role in game.encoders[0].sizes)
+    return [AgentKind("rl", PYTHON, params, help="a small PyTorch network trained by lotr train (thesis chapter 5)",
+                      stages=roles, factory="agents.learning:make_learner", trained=True)]
 
 
 def _openspiel_kinds(playout: Param) -> list[AgentKind]:
@@ -273,12 +285,14 @@ def playout_nets(game: Game, path: str, where: str = "agent") -> np.ndarray:
     except SpecError as error:
         problem = str(error)
     raise SpecError(f"{where}: playout_nets = {path!r}: {problem}; give an agent configuration with trained "
-                    "rl stages, e.g. studies/best-rl/agent.toml")
+                    "rl roles, e.g. studies/best-rl/agent.toml")
 
 
 @functools.lru_cache(maxsize=8)
 def _net_table(game: Game, path: str, version: int) -> np.ndarray:
-    table = imported(game.playout_nets)(path)
+    from agents.learning.playout_nets import trained_networks  # PyTorch, only where networks play out
+
+    table = imported(game.playout_nets)(trained_networks(path))
     table.setflags(write=False)
     return table
 

@@ -19,7 +19,7 @@ import argparse
 import tempfile
 
 from agents.evaluation import evaluate_setup
-from agents.rl.train import train
+from agents.learning.train import train
 from agents.setup import Setup
 
 ROWS = (

@@ -168,7 +168,8 @@ class Game:
     draw: str = ""  # "module:function" drawing a state to a PNG file, (state, path) -> path (lotr play --png)
     state_from_core: Callable[[np.ndarray], Any] | None = None  # the Python state of a flat state array (a copy)
     max_legal_actions: int = 0  # a bound on len(legal_actions()) where MAX_CANDIDATES is not one (OpenSpiel's form)
-    playout_nets: str = ""  # "module:function": an agent configuration file -> its trained networks' net table
+    playout_nets: str = ""  # "module:function": a configuration's trained networks (by role index: algo, encoding,
+    # acting and critic layers; agents.learning.playout_nets) -> the net table its kernels' net_action reads
     seat_measures: tuple[str, ...] = ()  # per-seat measures of its metrics (<name>_<seat>) the report compares
     report_reasons: dict[str, str] = field(default_factory=dict)  # a study's report.reason key -> why rows may differ
     report_references: dict[str, tuple[str, dict]] = field(default_factory=dict)  # report.reference key -> (column

@@ -65,8 +65,8 @@ GAME = Game(
     new_game=new_game,
     state_from_json=GameState.from_json,
     state_from_core=GameState.from_core,
-    max_legal_actions=DEFAULT_ACTION_LIMIT,
-    playout_nets="agents.rl.compiled:net_table",  # legal_actions() raises beyond it (a hard game had a decision of 132,346)
+    max_legal_actions=DEFAULT_ACTION_LIMIT,  # legal_actions() raises beyond it (a hard game had a decision of 132,346)
+    playout_nets="lotr_sim.nets:pack",
     summarise=summarise,
     describe=describe,
     search_params=tuple(
@@ -88,6 +88,6 @@ GAME = Game(
     report_references=REFERENCES,
     report_preamble="lotr_sim.report:limit_markdown",
     commands=(Command("limit", "the perfect-information limit: the share of deals some line of decisions wins, "
-                      "deck orders known (bounded; lotr_sim/limit.py)", "lotr_sim.limit:arguments",
-                      "lotr_sim.limit:run"),),
+                      "deck orders known (bounded; lotr_lab/limit.py)", "lotr_lab.limit:arguments",
+                      "lotr_lab.limit:run"),),
 )

@@ -1,8 +1,9 @@
 """Trained RL networks acting inside compiled code: the playouts of a search (``playout_nets``).
 
-The networks of an rl agent (``agents.rl``: one hidden ReLU layer) are packed
-into one float array, the *net table* (``pack``; ``agents.rl.compiled`` packs
-an agent configuration's trained stages): entry ``s`` of its first
+The networks of an rl agent (``agents.learning``: one hidden ReLU layer) are
+packed into one float array, the *net table* (``pack`` of the blocks that
+``agents.learning.playout_nets`` reads from an agent configuration's trained
+stages): entry ``s`` of its first
 ``N_STAGES`` holds 1 + the offset of stage ``s``'s acting block, 0 when no
 network decides that stage, and entry ``N_STAGES + s`` the same for the block
 that values stage ``s``'s states (the critic of an actor-critic; q-macro's Q
@@ -19,7 +20,7 @@ logit is positive (probability above 1/2).
 
 ``net_value`` is the valuing network's estimate of the game's reward from a
 state, for the search's leaves (``leaf = "value"``): the networks were trained
-on the reward +1 for a win and -1 for a loss (``agents.rl.train``), discounted
+on the reward +1 for a win and -1 for a loss (``agents.learning.train``), discounted
 by 0.99 a decision, so (v + 1) / 2, clipped to [0, 1], is read as the chance
 of a win (the discount pulls it towards 1/2 far from the end).
 """

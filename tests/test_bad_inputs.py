@@ -22,7 +22,7 @@ import pytest
 import torch
 from conftest import run_cli
 
-from agents.rl import make_learner
+from agents.learning import make_learner
 from agents.setup import Setup
 from agents.specs import AgentSpec, SpecError
 from lotr_sim import GameState
@@ -74,12 +74,12 @@ CASES = {
     "same networks, other algo": (
         _copy_of_best,
         {**AS_TRAINED, "algo": "ac-macro"},
-        "size mismatch for actor.2.weight: checkpoint [18, 175], agent [7, 175] (another algo or stage?)",
+        "size mismatch for actor.2.weight: checkpoint [18, 175], agent [7, 175] (another algo or role?)",
     ),
     "encoding": (
         _copy_of_best,
         {**AS_TRAINED, "encoding": 1},
-        "size mismatch for actor.0.weight: checkpoint [175, 32], agent [175, 44] (another encoding or stage?)",
+        "size mismatch for actor.0.weight: checkpoint [175, 32], agent [175, 44] (another encoding or role?)",
     ),
     "not finite": (_with_nan, AS_TRAINED, "actor.0.weight holds NaN or infinite values (training diverged?)"),
 }

@@ -1,4 +1,4 @@
-"""The perfect-information limit (``lotr_sim.limit``): the exhaustive search's verdicts, checked by play."""
+"""The perfect-information limit (``lotr_sim.limit``, ``lotr_lab.limit``): the exhaustive search's verdicts, checked by play."""
 
 import json
 
@@ -7,7 +7,8 @@ from conftest import random_play, run_cli
 from numba import types
 from numba.typed import Dict
 
-from lotr_sim.limit import LOSS, UNKNOWN, WIN, Limit, search
+from lotr_lab.limit import Limit
+from lotr_sim.limit import LOSS, UNKNOWN, WIN, search
 from lotr_sim.state import GameState
 
 

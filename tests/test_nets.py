@@ -11,14 +11,15 @@ from conftest import walk
 from agents.agent import Agent
 from agents.evaluation import evaluate_setup
 from agents.batch import N_UNIFORMS
-from agents.rl import ALGORITHMS, make_learner
-from agents.rl.compiled import layers, net_table
+from agents.learning import make_learner
+from agents.learning.playout_nets import layers, trained_networks
 from agents.search import compiled
 from agents.setup import Setup
 from agents.specs import AgentSpec, SpecError
 from lotr_sim import GameState, kernels
 from lotr_sim import layout as L
 from lotr_sim.cards import N_CARDS
+from lotr_sim.nets import ALGORITHMS as NETS_ALGORITHMS
 from lotr_sim.nets import NET_WORK, net_action, net_value, pack
 from lotr_sim.policies import POLICY_NAMES
 
@@ -46,7 +47,7 @@ def compiled_choices(table, states):
     return np.array(choices)
 
 
-@pytest.mark.parametrize("algo", ALGORITHMS)
+@pytest.mark.parametrize("algo", NETS_ALGORITHMS)
 @pytest.mark.parametrize("stage", STAGE_INDEX)
 def test_a_packed_network_chooses_as_its_pytorch_agent(states_by_stage, algo, stage):
     """Untrained networks (random weights) of every algorithm and stage: varied choices, all equal."""
@@ -60,7 +61,7 @@ def test_a_packed_network_chooses_as_its_pytorch_agent(states_by_stage, algo, st
     assert np.array_equal(got, expected)
 
 
-@pytest.mark.parametrize("algo", ALGORITHMS)
+@pytest.mark.parametrize("algo", NETS_ALGORITHMS)
 @pytest.mark.parametrize("stage", STAGE_INDEX)
 def test_a_packed_critic_values_states_as_its_pytorch_network(states_by_stage, algo, stage):
     """The valuing network (the critic; q-macro: the best Q) of every algorithm and stage, read as a chance of
@@ -81,7 +82,7 @@ def test_a_packed_critic_values_states_as_its_pytorch_network(states_by_stage, a
 
 
 def test_the_shipped_rl_agents_networks_in_one_table(states_by_stage):
-    setup, table = Setup.load(BEST_RL), net_table(str(BEST_RL))
+    setup, table = Setup.load(BEST_RL), pack(trained_networks(str(BEST_RL)))
     for stage in STAGE_INDEX:
         states = states_by_stage[stage]
         expected, _ = make_learner(stage, getattr(setup, stage)).choose(states, np.zeros((len(states), N_UNIFORMS)), "greedy")
@@ -117,7 +118,7 @@ def test_playout_nets_errors_are_one_line(tmp_path):
                                         r"studies/best-rl/agent.toml"):
         AgentSpec.make("mcts", "questing", playout_nets="nothing.toml")
     (tmp_path / "rule.toml").write_text('setup = "rule"\n')
-    with pytest.raises(SpecError, match="names no rl stage"):
+    with pytest.raises(SpecError, match="names no rl role"):
         AgentSpec.make("mcts", playout_nets=str(tmp_path / "rule.toml"))
     (tmp_path / "untrained.toml").write_text('setup = "rl-rl-rl"\n')
     with pytest.raises(SpecError, match="planning network is untrained"):
@@ -136,7 +137,7 @@ def test_playout_nets_in_a_configuration_file_is_relative_to_it(tmp_path):
 def test_a_truncated_playout_stops_where_a_network_values_the_state(states_by_stage):
     """leaf = "value": a playout stops at the first state a network of studies/best-rl values (planning's Q,
     questing's and defense's critics) and returns that value; without truncation it plays to the end."""
-    search, table = compiled(kernels), net_table(str(BEST_RL))
+    search, table = compiled(kernels), pack(trained_networks(str(BEST_RL)))
     nets, rule, rs = (table, np.empty(NET_WORK)), POLICY_NAMES.index("rule"), np.ones(1, np.uint64)
     no_moves, act, err = np.empty((0, 3), np.int64), np.empty(N_CARDS, np.int64), np.zeros(4, np.int64)
     stopped = 0

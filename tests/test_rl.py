@@ -4,10 +4,11 @@ import numpy as np
 import pytest
 from conftest import make_state, run_cli
 
+import gamecore
 from agents.batch import N_UNIFORMS
 from agents.evaluation import evaluate_setup
-from agents.rl import ALGORITHMS, make_learner
-from agents.rl.train import save_checkpoint, train
+from agents.learning import algorithms, make_learner
+from agents.learning.train import save_checkpoint, train
 from agents.setup import Setup
 from agents.specs import AgentSpec, SpecError
 from lotr_sim.actions import decode
@@ -104,7 +105,7 @@ def test_macro_actions_follow_their_definitions():
     assert act[18] == 2
 
 
-@pytest.mark.parametrize("algo", sorted(ALGORITHMS))
+@pytest.mark.parametrize("algo", sorted(algorithms(gamecore.load("lotr"))))
 def test_every_learner_chooses_legal_actions_in_every_mode(decision_states, algo):
     spec = AgentSpec.make("rl", algo=algo, encoding=1)
     rng = np.random.default_rng(0)
@@ -119,16 +120,17 @@ def test_every_learner_chooses_legal_actions_in_every_mode(decision_states, algo
                 assert game.is_legal(decode(game.stage, act)), (algo, stage, mode)
 
 
-@pytest.mark.parametrize("algo", sorted(ALGORITHMS))
+@pytest.mark.parametrize("algo", sorted(algorithms(gamecore.load("lotr"))))
 def test_saved_and_loaded_learners_decide_the_same(tmp_path, decision_states, algo):
     setup = Setup.parse("rl-rl-rl").with_params({"algo": algo})
     result = train(setup, {"difficulty": "easy"}, episodes=60, seed=3, envs=4, window=20)
     assert result.setup == setup  # no out folder: nothing written, the setup names no weights
     learners = {stage: make_learner(stage, setup.agents[i], seed=9) for i, stage in ((0, "planning"), (1, "questing"))}
     for learner in learners.values():  # some training, so that the weights are not the initial ones
-        states = np.stack([g.core_state() for g in decision_states if g.stage.label == learner.stage][:8])
+        states = np.stack([g.core_state() for g in decision_states if g.stage.label == learner.role][:8])
         _, choices = learner.choose(states, np.full((8, N_UNIFORMS), 0.5), "train")
-        learner.learn(choices["obs"], choices, np.ones(8, np.float32), choices["obs"], np.ones(8, np.float32), np.ones(8, np.float32))
+        ones = np.ones(8, np.float32)
+        learner.learn(choices, ones, {key: choices[key] for key in ("obs", "mask") if key in choices}, ones, ones)
     saved = save_checkpoint(setup, {stage: l.state_dict() for stage, l in learners.items()}, tmp_path)
     loaded = Setup.load(tmp_path / "agent.toml")
     assert loaded == saved
@@ -164,10 +166,11 @@ def test_training_is_reproducible_and_the_online_mode_learns_one_transition_at_a
 def test_rl_setup_errors_are_one_line(capsys, tmp_path):
     with pytest.raises(SpecError, match="travel: agent rl decides planning, questing, defense only"):
         Setup.parse("random-random-rl-random-random")
-    with pytest.raises(SpecError, match="has no rl stage"):
+    with pytest.raises(SpecError, match="has no rl role"):
         train("random-mcts-random", {"difficulty": "easy"}, episodes=5)
     code, out, err = run_cli(capsys, "train", "--setup", "random-rl-random", "--algo", "sarsa", "--episodes", "5")
-    assert code == 2 and "unknown algo 'sarsa'" in err and len(err.strip().splitlines()) == 1
+    assert code == 2 and "algo = 'sarsa' is invalid; expected one of q-macro, ac-macro, ac-direct" in err
+    assert len(err.strip().splitlines()) == 1
     code, out, err = run_cli(capsys, "train", "--setup", "random-rl-random", "--lr", "2", "--episodes", "5")
     assert code == 2 and "questing.lr = 2 is invalid" in err
     (tmp_path / "agent.toml").write_text('setup = "random-rl-random"\n[questing]\nweights = "missing.pt"\n')

@@ -13,7 +13,7 @@ import gamecore
 from agents.evaluation import SEATS
 from agents.executors import EXECUTORS
 from agents.interruption import Interrupted, stop_signals
-from agents.specs import RL_ALGORITHMS, AgentSpec, SpecError, agent_names
+from agents.specs import AgentSpec, SpecError, agent_names
 from gamecore import DEFAULT_GAME
 from gamecore.interface import imported
 from gamecore.params import Param, positive_int, seed_int
@@ -106,8 +106,8 @@ def build_parser(game_name: str | None = None) -> argparse.ArgumentParser:
     _add_setup_arguments(train)
     train.set_defaults(handler=_train, command_parser=train)
     for name, kind, help_text in (
-        ("--algo", _choice("algo", RL_ALGORITHMS), "q-macro, ac-macro or ac-direct"),
-        ("--encoding", str, "questing state encoding, 0-3"),
+        ("--algo", str, "the learning algorithm, e.g. q-macro, ac-macro or ac-direct (the game's rl agent lists them)"),
+        ("--encoding", str, "the game's encoder of the observation, by number (LOTR: the thesis's 0-3)"),
         ("--lr", str, "Adam learning rate"),
         ("--neurons", str, "hidden units"),
         ("--epsilon", str, "q-macro exploration rate"),
@@ -219,7 +219,7 @@ def _options(parser: argparse.ArgumentParser, args, setup) -> dict:
 
 
 def _train(parser, args) -> int:
-    from agents.rl.train import train
+    from agents.learning.train import train
 
     for name in ("algo", "encoding", "lr", "neurons", "epsilon"):
         if getattr(args, name) is not None:

@@ -38,7 +38,7 @@ def run_trial(trial: optuna.Trial, spec: StudySpec, folder: Path,
     offset = 0  # evaluation steps follow the training's (episodes) for the same pruner
     if setup.has_trained_agents:
         offset = spec.episodes
-        from agents.rl.train import train
+        from agents.learning.train import train
 
         def report_training(episodes: int, moving_win_rate: float) -> None:
             if len(spec.metrics) == 1 and spec.pruner in ("median", "halving"):

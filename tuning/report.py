@@ -28,7 +28,7 @@ import optuna
 from optuna.trial import TrialState
 
 from agents.setup import Setup
-from agents.specs import SpecError
+from agents.specs import REDUCTION, SpecError
 from gamecore.interface import Game, imported
 from gamecore.published import Published
 from gamecore.stats import Z95
@@ -66,12 +66,13 @@ class Measured:
         """A searched value, else the trial's setup's value of ``key`` (``questing.encoding`` or ``budget``)."""
         if key in self.params:
             return self.params[key]
-        stage, _, name = key.rpartition(".")
-        for spec in [getattr(self.config, stage)] if stage else self.config.agents:
-            if name == "reduction" and "reduction_questing" in spec.as_dict():
-                return spec["reduction_questing"]
-            if name in spec.as_dict():
-                return spec[name]
+        role, _, name = key.rpartition(".")
+        for spec in [getattr(self.config, role)] if role else self.config.agents:
+            values = spec.as_dict()
+            if name == REDUCTION:  # the flags it sets (agents.specs), read from the first
+                name = next((flag for flag in values if flag.startswith(f"{REDUCTION}_")), name)
+            if name in values:
+                return values[name]
         return None
 
 
@@ -585,7 +586,7 @@ def write_figures(runs: dict[str, StudyRun], folder: Path) -> dict[str, Path]:
                 with open(path) as file:
                     rows = [r for r in csv.DictReader(file) if r["moving_win_rate"]]
                 points = [(int(r["episode"]), float(r["moving_win_rate"])) for r in rows]
-                label = f"{m.study} {m.label} enc {m.value('questing.encoding')}"
+                label = f"{m.study} {m.label} enc {m.value('encoding')}"
                 axes.plot([e for e, _ in points], [100 * a for _, a in points], label=label)
             axes.set(xlabel="training episode", ylabel="moving win rate %", title="learning curves")
 

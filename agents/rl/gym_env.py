@@ -15,7 +15,7 @@ import gymnasium as gym
 import numpy as np
 
 from agents.batch import GameBatch
-from agents.rl.common import RL_STAGES
+RL_STAGES = ("planning", "questing", "defense")
 from agents.setup import Setup
 from lotr_sim.game import STAGES
 from agents.specs import AgentSpec

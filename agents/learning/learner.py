@@ -1,11 +1,11 @@
-"""What the three RL algorithms share: the network shape, the stage's encoding, and the learner interface.
+"""What every learner shares: the network shape, the game's encoder, and the learner interface.
 
-A learner decides one stage (planning, questing or defense) for a batch of
-games at once and learns from one-step transitions between that stage's
-successive decisions in a game: reward +1 for a win, -1 for a loss, 0
-otherwise, discount ``GAMMA``. Random draws come from per-game uniform numbers
-(``batch.N_UNIFORMS`` per decision) so a game's choices do not depend on which other
-games share its batch.
+A learner decides one role (a LOTR stage, a seat) for a batch of games at
+once and learns from one-step transitions between that role's successive
+decisions in a game: reward +1 for a win, -1 for a loss, 0 for a draw and
+before the end, discount ``GAMMA``. Random draws come from per-game uniform
+numbers (``batch.N_UNIFORMS`` per decision) so a game's choices do not depend
+on which other games share its batch.
 """
 
 from __future__ import annotations
@@ -14,11 +14,10 @@ import numpy as np
 import torch
 from torch import nn
 
-from agents.specs import AgentSpec
-from lotr_sim.encoding import encode_batch, encoding_size
+from agents.search import compiled
+from agents.specs import AgentSpec, SpecError
 
 GAMMA = 0.99
-RL_STAGES = ("planning", "questing", "defense")
 
 
 def mlp(n_in: int, neurons: int, n_out: int) -> nn.Sequential:
@@ -31,16 +30,21 @@ class Learner:
 
     ``choose(states, uniforms, mode)`` returns (action vectors, choices): ``mode``
     is "train" (explore), "greedy" or "sample"; a choice is a dict of per-game
-    arrays that ``learn`` receives back stacked. ``learn(obs, choices, reward,
-    next_obs, done, discount)`` takes float32 arrays; ``discount`` is gamma to the
-    power of the decision's index in its game (the actor-critic's I)."""
+    arrays (``obs`` among them, and ``mask``, the legal indices, where the learner
+    chooses among indices) that ``learn`` receives back stacked. ``learn(choices,
+    reward, after, done, discount)`` takes float32 arrays; ``after`` holds the
+    ``obs`` (and ``mask``) of the role's next decision (zeros, and every index, after
+    the last); ``discount`` is gamma to the power of the decision's index in its game
+    (the actor-critic's I)."""
 
-    def __init__(self, stage: str, spec: AgentSpec, seed: int):
-        if stage not in RL_STAGES:
-            raise ValueError(f"rl agents decide {', '.join(RL_STAGES)}; not {stage}")
-        self.stage, self.spec = stage, spec
-        self.encoding = spec["encoding"] if stage == "questing" else 0
-        self.obs_size = encoding_size(stage, self.encoding)
+    def __init__(self, role: str, spec: AgentSpec, seed: int):
+        game = spec.game
+        self.role, self.spec, self.encoding = role, spec, spec["encoding"]
+        encoder = game.encoders[self.encoding]
+        if role not in encoder.sizes:
+            raise SpecError(f"{role}: rl agents of {game} decide {', '.join(encoder.sizes)}; not {role}")
+        self.obs_size = encoder.sizes[role]
+        self.batches = compiled(game.kernels)
         torch.manual_seed(seed)
         self.modules: dict[str, nn.Module] = {}
         self.optimizer: torch.optim.Optimizer | None = None
@@ -55,7 +59,7 @@ class Learner:
 
     def encode(self, states: np.ndarray) -> np.ndarray:
         out = np.empty((states.shape[0], self.obs_size), np.float32)
-        encode_batch(states, self.encoding, out)
+        self.batches.encode_batch(states, self.encoding, out)
         return out
 
     def step(self, loss: torch.Tensor) -> None:
@@ -75,8 +79,36 @@ class Learner:
     def choose(self, states: np.ndarray, uniforms: np.ndarray, mode: str) -> tuple[np.ndarray, dict]:
         raise NotImplementedError
 
-    def learn(self, obs, choices: dict, reward, next_obs, done, discount) -> None:
+    def learn(self, choices: dict, reward, after: dict, done, discount) -> None:
         raise NotImplementedError
+
+
+class IndexLearner(Learner):
+    """A learner choosing an index of one of the game's action spaces (its ``algo``'s suffix), among the legal
+    ones: the game's ``action_mask`` says which, its ``decode`` makes the action."""
+
+    def __init__(self, role: str, spec: AgentSpec, seed: int):
+        super().__init__(role, spec, seed)
+        spaces = [space.name for space in spec.game.action_spaces]
+        self.space = spaces.index(spec["algo"].partition("-")[2])
+        sizes = spec.game.action_spaces[self.space].sizes
+        self.n_actions, self.mask_width = sizes[role], max(sizes.values())
+
+    def legal(self, states: np.ndarray) -> np.ndarray:
+        """The legal indices of each state, a boolean row of ``n_actions``."""
+        masks = np.empty((states.shape[0], self.mask_width), np.int8)
+        self.batches.mask_batch(states, self.space, masks)
+        return masks[:, : self.n_actions].astype(bool)
+
+    def decode(self, states: np.ndarray, indices: np.ndarray) -> np.ndarray:
+        acts = np.empty((states.shape[0], self.spec.game.kernels.ACTION_SIZE), np.int64)
+        self.batches.decode_batch(states, self.space, indices.astype(np.int64), acts)
+        return acts
+
+
+def masked(scores: torch.Tensor, mask: np.ndarray) -> torch.Tensor:
+    """``scores`` with the illegal indices at minus infinity (unchanged where every index is legal)."""
+    return scores.masked_fill(~torch.from_numpy(mask), -torch.inf)
 
 
 def categorical(probs: np.ndarray, uniforms: np.ndarray) -> np.ndarray:

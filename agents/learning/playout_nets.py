@@ -1,23 +1,23 @@
-"""An agent configuration's trained rl stages as a net table, for the compiled playouts (``lotr_sim.nets``)."""
+"""An agent configuration's trained roles as the blocks a game packs into its compiled playouts' net table
+(``Game.playout_nets``; LOTR's ``lotr_sim.nets.pack``)."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from agents.rl import make_learner
+from agents.learning import make_learner
 from agents.setup import Setup
 from agents.specs import SpecError
-from lotr_sim.nets import pack
 
 
-def net_table(path: str) -> np.ndarray:
-    """The networks of the trained rl stages of the configuration file ``path``: the acting one (Q for q-macro,
-    the actor otherwise) and the critic where there is one; SpecError (one line) if it has none or a weights file
-    does not fit its stage."""
+def trained_networks(path: str) -> dict[int, tuple[str, int, list[np.ndarray], list[np.ndarray] | None]]:
+    """``{role index: (algo, encoding, acting layers, critic layers or None)}`` of the trained roles of the
+    configuration file ``path``: the acting network (Q, or the actor) and the critic where there is one;
+    SpecError (one line) if it has none or a weights file does not fit its role."""
     setup = Setup.load(path)
     blocks = {}
     for index, (role, spec) in enumerate(zip(setup.roles, setup.agents)):
-        if spec.agent != "rl":
+        if not spec.kind.trained:
             continue
         if not spec["weights"]:
             raise SpecError(f"its {role} network is untrained (no weights)")
@@ -26,10 +26,10 @@ def net_table(path: str) -> np.ndarray:
         critic = layers(learner.modules["critic"]) if "critic" in learner.modules else None
         blocks[index] = (spec["algo"], learner.encoding, acting, critic)
     if not blocks:
-        raise SpecError("it names no rl stage")
-    return pack(blocks)
+        raise SpecError("it names no rl role")
+    return blocks
 
 
 def layers(net) -> list[np.ndarray]:
-    """[W1, b1, W2, b2] of a one-hidden-layer network (``agents.rl.common.mlp``)."""
+    """[W1, b1, W2, b2] of a one-hidden-layer network (``agents.learning.learner.mlp``)."""
     return [t.detach().numpy() for t in (net[0].weight, net[0].bias, net[2].weight, net[2].bias)]

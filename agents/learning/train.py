@@ -1,10 +1,11 @@
-"""Training the RL stages of a setup (``lotr train``): episodes, learning curve, checkpoints.
+"""Training the learning roles of a setup (``lotr train``), of any game: episodes, learning curve, checkpoints.
 
-Every stage whose agent is ``rl`` learns, each with its own learner; the other
-stages are played by their agents. ``envs`` games run in lockstep (the
-vectorised mode: one batched network call per stage and step, and one update
-per stage and step on the transitions completed in it); ``envs=1`` is the
-thesis's online learning, one transition at a time. Training deals are
+Every role whose agent is trained (``rl``) learns, each with its own learner;
+the other roles are played by their agents. A learner's reward is +1 for a
+win of its player, -1 for a loss, 0 for a draw. ``envs`` games run in
+lockstep (the vectorised mode: one batched network call per role and step,
+and one update per role and step on the transitions completed in it);
+``envs=1`` is the thesis's online learning, one transition at a time. Training deals are
 ``derive_seed(seed, TRAINING_OFFSET + episode)``: never the deals of an
 evaluation (``derive_seed(seed, i)`` for game numbers below 2**62).
 
@@ -12,7 +13,7 @@ Checkpoints: the weights with the best ``window``-episode moving win rate (as
 the thesis) in ``out/``, and the last ones in ``out/final/``; each folder holds
 ``agent.toml`` (the full setup, naming its weight files) so that
 ``lotr eval --config out/agent.toml`` plays it; ``out/curve.csv`` is the
-learning curve.
+learning curve. Checkpoints are ``<role>.pt``.
 """
 
 from __future__ import annotations
@@ -27,12 +28,11 @@ import numpy as np
 import torch
 
 from agents.batch import GameBatch
-from agents.progress import progress_bar
 from agents.interruption import Interrupted
-from agents.rl import RL_STAGES, make_learner
-from agents.rl.common import GAMMA
+from agents.learning import make_learner
+from agents.learning.learner import GAMMA
+from agents.progress import progress_bar
 from agents.setup import Setup
-from lotr_sim.game import STAGES
 from agents.specs import SpecError
 from gamecore.rng import derive_seed
 
@@ -81,32 +81,44 @@ class TrainingResult:
         return "\n".join(lines)
 
 
-def rl_stages(setup: Setup) -> list[str]:
-    stages = [stage for stage, spec in zip(STAGES, setup.agents) if spec.agent == "rl"]
-    if not stages:
-        raise SpecError(f"setup {setup.short_name!r} has no rl stage to train")
-    bad = [stage for stage in stages if stage not in RL_STAGES]
-    if bad:
-        raise SpecError(f"setup {setup.short_name!r}: rl agents decide {', '.join(RL_STAGES)}, not {', '.join(bad)}")
-    return stages
+def trained_roles(setup: Setup) -> list[str]:
+    """The roles whose agent learns (``rl``), in role order; SpecError when there is none."""
+    roles = [role for role, spec in zip(setup.roles, setup.agents) if spec.kind.trained]
+    if not roles:
+        raise SpecError(f"setup {setup.short_name!r} has no rl role to train")
+    return roles
 
 
 class _Transitions:
-    """One-step transitions of one stage, collected over a step of the batch."""
+    """One-step transitions of one role, collected over a step of the batch."""
 
     def __init__(self):
         self.rows: list[tuple] = []
 
-    def add(self, choice: dict, reward: float, next_obs: np.ndarray, done: bool, discount: float) -> None:
-        self.rows.append((choice, reward, next_obs, done, discount))
+    def add(self, choice: dict, reward: float, after: dict, done: bool, discount: float) -> None:
+        self.rows.append((choice, reward, after, done, discount))
 
     def flush(self, learner) -> None:
         if not self.rows:
             return
-        choices = {key: np.stack([row[0][key] for row in self.rows]) for key in self.rows[0][0]}
-        reward, next_obs, done, discount = (np.array(column, np.float32) for column in list(zip(*self.rows))[1:])
-        learner.learn(choices["obs"], choices, reward, next_obs, done, discount)
+        choices, reward, afters, done, discount = zip(*self.rows)
+        reward, done, discount = (np.array(column, np.float32) for column in (reward, done, discount))
+        learner.learn(_stacked(choices), reward, _stacked(afters), done, discount)
         self.rows.clear()
+
+
+def _stacked(rows: tuple[dict, ...]) -> dict:
+    return {key: np.stack([row[key] for row in rows]) for key in rows[0]}
+
+
+def _seen(choice: dict) -> dict:
+    """What a decision shows the learner of the one before it: its features and, where there is one, its mask."""
+    return {key: choice[key] for key in ("obs", "mask") if key in choice}
+
+
+def _after_last(choice: dict) -> dict:
+    """What follows a role's last decision of a game: zero features and every index legal."""
+    return {key: (np.ones_like if key == "mask" else np.zeros_like)(value) for key, value in _seen(choice).items()}
 
 
 def train(
@@ -120,27 +132,27 @@ def train(
     progress: bool = False,
     on_window: Callable[[int, float], None] | None = None,
 ) -> TrainingResult:
-    """Train the ``rl`` stages of ``setup`` on the game ``options``; see the module docstring.
+    """Train the ``rl`` roles of ``setup`` on the game ``options``; see the module docstring. The learning
+    curve (``wins``) is the player's of the first trained role.
 
     ``on_window(episodes, moving win rate)`` is called every ``window`` finished episodes; an
     exception it raises (a tuning pruner's) stops the training and propagates. Ctrl-C or SIGTERM
     writes the checkpoints so far and raises ``Interrupted`` with the partial TrainingResult."""
     setup = Setup.parse(setup) if isinstance(setup, str) else setup
-    stages = rl_stages(setup)
+    roles = trained_roles(setup)
     options = setup.game.check_options(dict(options or {}), "options")  # a clear error before any work
     if episodes < 1 or envs < 1 or window < 1:
         raise ValueError("episodes, envs and window must be at least 1")
     torch.set_num_threads(1)
-    learners = {
-        stage: make_learner(stage, setup.agents[STAGES.index(stage)], int(derive_seed(np.uint64(seed), np.uint64(s))))
-        for s, stage in enumerate(stages)
-    }
-    indices = {stage: STAGES.index(stage) for stage in stages}
+    indices = {role: setup.roles.index(role) for role in roles}
+    learners = {role: make_learner(role, setup.agents[indices[role]], int(derive_seed(np.uint64(seed), np.uint64(s))))
+                for s, role in enumerate(roles)}
+    players = {role: indices[role] if setup.game.by_seat else 0 for role in roles}
     batch = GameBatch(setup, options, min(envs, episodes))
     episode_of = np.full(batch.active.size, -1)
-    pending: dict[str, list] = {stage: [None] * batch.active.size for stage in stages}
-    counts = {stage: np.zeros(batch.active.size, np.int64) for stage in stages}
-    transitions = {stage: _Transitions() for stage in stages}
+    pending: dict[str, list] = {role: [None] * batch.active.size for role in roles}
+    counts = {role: np.zeros(batch.active.size, np.int64) for role in roles}
+    transitions = {role: _Transitions() for role in roles}
     wins = np.zeros(episodes, np.int8)
     finished_order: list[int] = []
     best = (-1.0, -1, None)
@@ -155,9 +167,9 @@ def train(
             return
         batch.deal(slot, int(derive_seed(np.uint64(seed), np.uint64(TRAINING_OFFSET + next_episode))))
         episode_of[slot] = next_episode
-        for stage in stages:
-            pending[stage][slot] = None
-            counts[stage][slot] = 0
+        for role in roles:
+            pending[role][slot] = None
+            counts[role][slot] = 0
         next_episode += 1
 
     interrupted: KeyboardInterrupt | None = None
@@ -167,12 +179,12 @@ def train(
         while batch.active.any():
             batch.advance()
             for slot in batch.finished():
-                won = batch.won(slot)
-                for stage in stages:
-                    if pending[stage][slot] is not None:
-                        choice, discount = pending[stage][slot]
-                        zero = np.zeros_like(choice["obs"])
-                        transitions[stage].add(choice, 1.0 if won else -1.0, zero, True, discount)
+                for role in roles:
+                    if pending[role][slot] is not None:
+                        choice, discount = pending[role][slot]
+                        reward = 2.0 * batch.reward(slot, players[role]) - 1.0
+                        transitions[role].add(choice, reward, _after_last(choice), True, discount)
+                won = batch.reward(slot, players[roles[0]]) == 1.0
                 wins[episode_of[slot]] = won
                 finished_order.append(won)
                 best = _track_best(finished_order, window, learners, best)
@@ -183,20 +195,21 @@ def train(
                     if len(finished_order) % 100 == 0:
                         bar.set_postfix(win=f"{100 * np.mean(finished_order[-window:]):.1f}%")
                 deal(slot)
-            for stage in stages:
-                slots = batch.at_role(indices[stage])
+            for role in roles:
+                slots = batch.at_role(indices[role])
                 if slots.size == 0:
                     continue
-                acts, choices = learners[stage].choose(batch.states[slots], batch.uniforms(slots, indices[stage]), "train")
+                acts, choices = learners[role].choose(batch.states[slots], batch.uniforms(slots, indices[role]), "train")
                 for k, slot in enumerate(slots):
-                    if pending[stage][slot] is not None:
-                        previous, discount = pending[stage][slot]
-                        transitions[stage].add(previous, 0.0, choices["obs"][k], False, discount)
-                    pending[stage][slot] = ({key: value[k] for key, value in choices.items()}, GAMMA ** counts[stage][slot])
-                    counts[stage][slot] += 1
+                    choice = {key: value[k] for key, value in choices.items()}
+                    if pending[role][slot] is not None:
+                        previous, discount = pending[role][slot]
+                        transitions[role].add(previous, 0.0, _seen(choice), False, discount)
+                    pending[role][slot] = (choice, GAMMA ** counts[role][slot])
+                    counts[role][slot] += 1
                 batch.apply(slots, acts)
-            for stage in stages:
-                transitions[stage].flush(learners[stage])
+            for role in roles:
+                transitions[role].flush(learners[role])
     except KeyboardInterrupt as stop:
         interrupted = stop
     seconds = time.perf_counter() - start
@@ -208,7 +221,7 @@ def train(
     trained = setup
     if out is not None:
         out = Path(out)
-        final = {stage: learner.state_dict() for stage, learner in learners.items()}
+        final = {role: learner.state_dict() for role, learner in learners.items()}
         save_checkpoint(setup, final, out / "final")
         trained = save_checkpoint(setup, best_state or final, out)
     result = TrainingResult(trained, result_wins, window, seconds, best_average, best_episode, out, bool(interrupted))
@@ -224,20 +237,20 @@ def _track_best(finished: list[int], window: int, learners: dict, best: tuple) -
         return best
     average = float(np.mean(finished[-window:]))
     if average > best[0]:
-        return average, len(finished), {stage: copy.deepcopy(learner.state_dict()) for stage, learner in learners.items()}
+        return average, len(finished), {role: copy.deepcopy(learner.state_dict()) for role, learner in learners.items()}
     return best
 
 
 def save_checkpoint(setup: Setup, states: dict[str, dict], folder: Path) -> Setup:
-    """Write each stage's weights (``<stage>.pt``) and ``agent.toml`` naming them; return that setup."""
+    """Write each role's weights (``<role>.pt``) and ``agent.toml`` naming them; return that setup."""
     folder.mkdir(parents=True, exist_ok=True)
     specs = list(setup.agents)
-    for stage, state in states.items():
-        path = folder / f"{stage}.pt"
+    for role, state in states.items():
+        path = folder / f"{role}.pt"
         torch.save(state, path)
-        i = STAGES.index(stage)
-        specs[i] = specs[i].with_params(stage, weights=str(path.resolve()))
-    trained = Setup(*specs)
+        i = setup.roles.index(role)
+        specs[i] = specs[i].with_params(role, weights=str(path.resolve()))
+    trained = Setup(*specs, game=setup.game)
     trained.dump(folder / "agent.toml")
     return trained
 

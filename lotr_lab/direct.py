@@ -1,4 +1,5 @@
-"""ac-direct: one-step episodic actor-critic choosing cards directly (thesis 5.4.1 and 5.6).
+"""LOTR's ac-direct: one-step episodic actor-critic choosing cards directly (thesis 5.4.1 and 5.6), a learner of
+LOTR's own (``Game.learners``): its choices are sets of cards, not indices of an action space.
 
 The actor scores every card the stage chooses among:
 
@@ -11,7 +12,7 @@ The actor scores every card the stage chooses among:
   meet the strongest attackers (``actions.direct_defend``).
 
 The log-probability of a choice is the sum of those draws' log-probabilities.
-The critic and the update are ``common.actor_critic_update``.
+The critic and the update are ``agents.learning.learner.actor_critic_update``.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from agents.rl.common import Learner, actor_critic_update, categorical
+from agents.learning.learner import Learner, actor_critic_update, categorical
 from lotr_sim.cards import ALLY_FIRST, COST, ENEMY_FIRST, N_CARDS
 from lotr_sim.decoders import choice_context, direct_buy, direct_commit, direct_defend
 
@@ -36,16 +37,16 @@ def card_bits(mask: int, first: int, count: int) -> np.ndarray:
 
 
 class ACDirect(Learner):
-    def __init__(self, stage, spec, seed):
-        super().__init__(stage, spec, seed)
-        self.actor = self.add_network("actor", N_ALLIES if stage == "planning" else N_CHARACTERS)
+    def __init__(self, role, spec, seed):
+        super().__init__(role, spec, seed)
+        self.actor = self.add_network("actor", N_ALLIES if role == "planning" else N_CHARACTERS)
         self.add_network("critic", 1)
 
     def choose(self, states, uniforms, mode):
         obs = self.encode(states)
         with torch.no_grad():
             logits = self.actor(torch.from_numpy(obs)).numpy().astype(np.float64)
-        if self.stage == "planning":
+        if self.role == "planning":
             acts, choice = self._buy(states, logits, uniforms, mode == "greedy")
         else:
             acts, choice = self._select(states, logits, uniforms, mode == "greedy")
@@ -86,14 +87,14 @@ class ACDirect(Learner):
         scores = np.empty(N_CARDS)
         for i in range(n):
             mask = int(np.sum(chosen[i].astype(np.int64) << np.arange(N_CHARACTERS)))
-            if self.stage == "questing":
+            if self.role == "questing":
                 direct_commit(states[i], mask, acts[i])
             else:
                 direct_defend(states[i], mask, acts[i], scratch, scores)
         return acts, {"eligible": eligible, "chosen": chosen}
 
-    def learn(self, obs, choices, reward, next_obs, done, discount):
-        if self.stage == "planning":
+    def learn(self, choices, reward, after, done, discount):
+        if self.role == "planning":
             masks = torch.from_numpy(choices["masks"])
             picks = torch.from_numpy(choices["picks"])
 
@@ -110,4 +111,4 @@ class ACDirect(Learner):
                 per_card = -F.binary_cross_entropy_with_logits(self.actor(x), chosen, reduction="none")
                 return (per_card * eligible).sum(1)
 
-        actor_critic_update(self, obs, log_prob, reward, next_obs, done, discount)
+        actor_critic_update(self, choices["obs"], log_prob, reward, after["obs"], done, discount)

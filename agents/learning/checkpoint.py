@@ -10,9 +10,9 @@ problem raises ``SpecError`` (a ValueError), one line::
 
     questing.weights = 'x.pt': cannot load: <reason>; <what to do>
 
-Weights of the same shapes cannot be told apart: questing encodings 0, 2 and 3
-all have 32 inputs, and the questing and defense ac-direct networks have the
-same shapes.
+Weights of the same shapes cannot be told apart (LOTR's questing encodings
+0, 2 and 3 all have 32 inputs, and its questing and defense ac-direct networks
+have the same shapes).
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from pathlib import Path
 
 import torch
 
-from agents.rl.common import Learner
+from agents.learning.learner import Learner
 from agents.specs import SpecError
 
 _ZIP_MAGIC = b"PK\x03\x04"  # torch.save's format since PyTorch 1.6
@@ -49,15 +49,15 @@ def load_weights(learner: Learner, weights: str | Path) -> None:
         _check(learner, state)
     except _Unloadable as problem:
         fix = problem.fix or _retrain(learner)
-        raise SpecError(f"{learner.stage}.weights = {str(weights)!r}: cannot load: {problem.reason}; {fix}") from None
+        raise SpecError(f"{learner.role}.weights = {str(weights)!r}: cannot load: {problem.reason}; {fix}") from None
     learner.load_state_dict(state)
 
 
 def _retrain(learner: Learner) -> str:
     spec = learner.spec
-    encoding = f", encoding={learner.encoding}" if learner.stage == "questing" else ""
+    encoding = f", encoding={learner.encoding}" if _encoding_matters(learner) else ""
     return (
-        f"give a .pt written by lotr train for {learner.stage} with algo={spec['algo']}, "
+        f"give a .pt written by lotr train for {learner.role} with algo={spec['algo']}, "
         f"neurons={spec['neurons']}{encoding}"
     )
 
@@ -153,9 +153,14 @@ def _suspect(learner: Learner, tensors: Mapping, key: str, found: torch.Size, wa
     if layer == layers[0]:  # inputs -> hidden
         if out_differs:
             return f"the checkpoint has neurons={found[0]}"
-        return "another encoding or stage?" if learner.stage == "questing" else "another stage?"
+        return "another encoding or role?" if _encoding_matters(learner) else "another role?"
     if out_differs:  # hidden -> outputs
-        return "another algo or stage?"
+        return "another algo or role?"
     if kind == "weight" and len(found) == 2:
         return f"the checkpoint has neurons={found[1]}"
-    return "another algo, stage or neurons?"
+    return "another algo, role or neurons?"
+
+
+def _encoding_matters(learner: Learner) -> bool:
+    """Whether the game's encoders differ in size at the learner's role (LOTR's: at questing only)."""
+    return len({encoder.sizes.get(learner.role) for encoder in learner.spec.game.encoders}) > 1
