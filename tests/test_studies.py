@@ -21,10 +21,10 @@ from tuning.report import (
     Section,
     StudyRun,
     bounds_markdown,
+    judged,
     pairs_markdown,
     read_study,
     sections,
-    verdict,
 )
 from tuning.storage import storage_for, storage_object
 from tuning.study_file import load_study, parse_study
@@ -240,15 +240,33 @@ def test_a_two_player_section_compares_each_seat_and_the_papers_measures(in_tmp,
     assert "Published, not run here: mcts-rave-random (Table V), star25-random (Table V)." in section
 
 
-def test_verdict_compares_the_intervals():
-    def measured(low, high):
-        return Measured("s", 0, "random-random-random", False, {"difficulty": "hard"}, {}, None, (low + high) / 2,
-                        low, high, 1000, 0.0)
+def test_a_row_is_judged_by_a_test_of_equal_rates_with_holms_correction_and_its_power():
+    """The audit's case: 45/70 against the paper's 55/70 (a 14-point gap, p = 0.06) does not differ, but 70 games
+    cannot tell 10 points apart: inconclusive, not agrees. Counts of 100,000 games against the thesis's 4.53 +- 0.13
+    (98,305 implied games) agree; 4.0% differs. Holm: of p-values 0.01, 0.04, 0.04 it rejects the first only."""
+    from scipy.stats import chi2_contingency, fisher_exact
 
-    published = Published("Table 3.2", "random-baseline", "random-random-random", "hard", 4.53, 0.13, 100_000)
-    assert verdict(measured(0.044, 0.047), published) == "*agrees*"  # [4.4, 4.7] meets [4.40, 4.66]
-    assert verdict(measured(0.040, 0.043), published) == "*differs*"
-    assert verdict(None, published) == "*not run*"
+    from gamecore.stats import equal_rates_test, holm
+    from tuning.verdicts import Comparison, compare, verdicts
+
+    def measured(wins, games):
+        return Measured("s", 0, "random-random-random", False, {"difficulty": "hard"}, {}, None, wins / games, 0, 1,
+                        games, 0.0)
+
+    small = Comparison(45, 70, 55, 70, False)
+    assert small.test[1] == "z" and 0.055 < small.test[0] < 0.065
+    assert small.test[0] == pytest.approx(chi2_contingency([[45, 25], [55, 15]], correction=False).pvalue)
+    assert verdicts([small])[0].startswith("*inconclusive* (power ")
+    assert equal_rates_test(2, 10, 7, 10) == (pytest.approx(fisher_exact([[2, 8], [7, 3]]).pvalue), "Fisher")
+    published = Published("Table 3.2", "random-baseline", "random-random-random", {"difficulty": "hard"}, 4.53, 0.13,
+                          None)
+    same, far = compare(4_550, 100_000, published), compare(4_000, 100_000, published)
+    assert same.implied and same.their_games == 98_305  # 1.96^2 0.0453 0.9547 / 0.0013^2
+    assert verdicts([same, far, None]) == ["*agrees*", "*differs*", "no published count"]
+    assert holm([0.01, 0.04, 0.04]) == [True, False, False] and holm([0.01, 0.04]) == [True, True]
+    rows = judged([(measured(4_550, 100_000), published), (None, published), (measured(10, 100), None)])
+    assert [found for _, found in rows] == ["*agrees*", "*not run*", "no published value"]
+    assert rows[0][0][0] == "4,453 / 98,305 implied" and rows[0][0][1].startswith("+0.0 [")
 
 
 def test_an_oracle_bound_counts_the_published_rows_above_it():
@@ -336,6 +354,32 @@ def test_the_report_puts_our_figures_next_to_the_thesis(in_tmp, capsys):
     assert "| hard | 4.25 |" not in text and "4.53 ± 0.13 (Table 3.2)" in text
     assert "MCTS setups at budget 40 (Table 6.2)" in text and text.count("*not run*") == 21  # every cell of Table 6.2
     assert not read_study(never_run).trials  # the report created no study
+    assert (in_tmp / "docs" / "records" / "random-baseline.json").is_file()  # the record of the study it read
+    assert not (in_tmp / "docs" / "records" / "mcts-setups.json").exists()
+
+
+def test_a_study_whose_store_is_gone_is_reported_again_from_its_record(in_tmp, capsys):
+    """The report writes each study it reads from its store as a record beside it; with the store gone (another
+    machine, a lost disk) the record stands for it: the same section, written again with today's code, not
+    kept as old text."""
+    study = in_tmp / "grid.toml"
+    study.write_text(GRID_STUDY + textwrap.dedent("""
+        [report]
+        section = "mcts-setups"
+        title = "MCTS setups at budget 40 (Table 6.2)"
+        columns = ["setup", "difficulty"]
+    """))
+    run_study(load_study(study))
+    code, _, err = run_cli(capsys, "report", str(study), "--out", "docs/results.md")
+    assert code == 0, err
+    first = (in_tmp / "docs" / "results.md").read_text()
+    (in_tmp / "grid.db").unlink()
+    (in_tmp / "docs" / "results.md").write_text("")  # no old text to keep: only the record can say it
+    code, _, err = run_cli(capsys, "report", str(study), "--out", "docs/results.md")
+    assert code == 0, err
+    again = (in_tmp / "docs" / "results.md").read_text()
+    section = first[first.index("## MCTS setups"):]
+    assert section == again[again.index("## MCTS setups"):] and "random-mcts-random | easy |" in section
 
 
 def test_report_without_study_files_is_a_one_line_error(in_tmp, capsys):
@@ -383,7 +427,7 @@ def test_a_worker_whose_trials_keep_failing_stops_with_the_reason(in_tmp, monkey
     assert trials[0].user_attrs["error"] == "simulator exploded"
 
 
-def test_the_best_agent_claim_needs_its_whole_interval_above_the_thesis():
+def test_the_best_agent_claim_needs_a_test_against_the_theses_count():
     from agents.setup import Setup
     from tuning.report import best_markdown
 
@@ -398,8 +442,8 @@ def test_the_best_agent_claim_needs_its_whole_interval_above_the_thesis():
                         chosen={"test": test, "validation": validation})
         return "\n".join(best_markdown(section, StudyRun(spec, [best]), best))
 
-    assert "our interval is above 95.3" in claim(0.955, 0.962)
-    assert "our interval is not above 95.3" in claim(0.950, 0.957)  # the point above, the interval not
+    assert "above the thesis's best 95.30" in claim(0.960, 0.967)  # +1.05 points: p = 0.0005 (implied games)
+    assert "not above the thesis's best 95.30" in claim(0.955, 0.962)  # +0.55 points: p = 0.06, its games noisy too
     assert "--games 10000 --seed 2000003" in claim(0.955, 0.962)
     assert "not run" in "\n".join(best_markdown(section, StudyRun(spec, None), None))
 

@@ -4,8 +4,9 @@ Each section is one published experiment, as the ``[report]`` tables of the
 study files declare it (its studies, title, row key, the published rows it is
 compared with, figure): our trials (read from the studies' Optuna storage),
 each with its win rate, 95% Wilson interval and games, beside the published
-figure with its interval. A row *agrees* when the two intervals overlap,
-*differs* (with the known reason) when they do not, and is *not run* when the
+figure with its interval, and judged by a test of equal rates over the table
+(``tuning.verdicts``: *agrees*, *inconclusive* where the test could not have
+seen 10 points, *differs* with the known reason), or *not run* when the
 study has no trial for it. Figures: a section's win rate against a parameter,
 the learning curves of the studies that ask for them, and the Pareto front of
 two-objective studies. A best-agent section (a study that exports its choice) reads the chosen trial from
@@ -24,109 +25,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
-import optuna
-from optuna.trial import TrialState
 
 from agents.setup import Setup
-from agents.specs import REDUCTION, SpecError
 from gamecore.interface import Game, imported
 from gamecore.published import Published
-from gamecore.stats import Z95
-from tuning.storage import local_store, storage_for, storage_object
+from gamecore.stats import Z95, holm
 from tuning.selection import exported_figures
-from tuning.strategies import OUTCOMES, unpack_outcomes
-from tuning.study_file import StudySpec, load_study
+from tuning.study_file import StudySpec
+from tuning.study_results import Measured, StudyRun, read_study, write_record
 from tuning.tracking import code_version
-
-
-@dataclass
-class Measured:
-    """One finished trial, as the report reads it."""
-
-    study: str
-    number: int
-    label: str  # setup short form with oracle-mcts shown as mcts
-    oracle: bool
-    options: dict  # the game options it played (LOTR's difficulty)
-    params: dict
-    config: Setup
-    win_rate: float
-    low: float
-    high: float
-    games: int
-    seconds_per_game: float
-    training_seconds: float | None = None
-    folder: Path | None = None
-    chosen: dict | None = None  # the study's selection record (validation and test figures), on its chosen trial
-    seats: dict = field(default_factory=dict)  # a two-player game: per seat of the evaluated agent, its counts
-    objective: float = math.nan  # the study's (first) objective value, when it is not the win rate (a margin)
-    outcomes: np.ndarray | None = None  # per-game wins in game order (the paired pruner's record), when kept
-
-    def value(self, key: str):
-        """A searched value, else the trial's setup's value of ``key`` (``questing.encoding`` or ``budget``)."""
-        if key in self.params:
-            return self.params[key]
-        role, _, name = key.rpartition(".")
-        for spec in [getattr(self.config, role)] if role else self.config.agents:
-            values = spec.as_dict()
-            if name == REDUCTION:  # the flags it sets (agents.specs), read from the first
-                name = next((flag for flag in values if flag.startswith(f"{REDUCTION}_")), name)
-            if name in values:
-                return values[name]
-        return None
-
-
-@dataclass
-class StudyRun:
-    """A study file and what its storage holds (``trials`` is None when it was never run here)."""
-
-    spec: StudySpec
-    trials: list[Measured] | None  # the complete ones
-    pareto: list[Measured] = field(default_factory=list)
-    pruned: int = 0
-
-
-def read_study(path: Path, root: Path = Path(".")) -> StudyRun:
-    """The complete trials of a study file's study, from its storage (a default local store lies in ``root``)."""
-    spec = load_study(path)
-    url = storage_for(spec.name, spec.storage, 1, root)
-    local = local_store(url)
-    if local is not None and not local.is_file():
-        return StudyRun(spec, None)
-    optuna.logging.set_verbosity(optuna.logging.WARNING)
-    try:
-        study = optuna.load_study(study_name=spec.name, storage=storage_object(url))
-    except KeyError:
-        return StudyRun(spec, None)
-    except Exception as error:
-        raise SpecError(f"storage of {spec.name}: cannot read the study: {str(error).splitlines()[0]}") from None
-    chosen = study.user_attrs.get("selection") or {}
-    measured = [_measured(spec, t, chosen) for t in study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))]
-    run = StudyRun(spec, measured, pruned=len(study.get_trials(deepcopy=False, states=(TrialState.PRUNED,))))
-    if len(spec.metrics) > 1:
-        front = {t.number for t in study.best_trials}
-        run.pareto = [m for m in measured if m.number in front]
-    return run
-
-
-def _measured(spec: StudySpec, trial, chosen: dict) -> Measured:
-    config = Setup.from_mapping(trial.user_attrs["config"], source=f"{spec.name} trial {trial.number}")
-    low, high = trial.user_attrs["wilson_95"]
-    folder = trial.user_attrs.get("folder")
-    seats = trial.user_attrs.get("seats", {})
-    win_rate = trial.values[0]
-    if spec.metrics[0] != "win_rate":  # the win rate of the games the trial played
-        win_rate = sum(c["wins"] for c in seats.values()) / max(1, sum(c["games"] for c in seats.values()))
-    return Measured(
-        study=spec.name, number=trial.number, label=config.short_name.replace("oracle-mcts", "mcts"),
-        oracle=config.is_oracle, options=spec.trial_options(trial.params), params=dict(trial.params),
-        config=config, win_rate=win_rate, low=low, high=high, objective=trial.values[0],
-        games=trial.user_attrs.get("games", spec.games), seconds_per_game=trial.user_attrs["seconds_per_game"],
-        training_seconds=trial.user_attrs.get("training_seconds"), folder=Path(folder) if folder else None,
-        chosen=chosen if chosen.get("trial") == trial.number else None, seats=seats,
-        outcomes=unpack_outcomes(trial.user_attrs[OUTCOMES]) if OUTCOMES in trial.user_attrs else None,
-    )
-
+from tuning.verdicts import NOTE as VERDICTS_NOTE
+from tuning.verdicts import Comparison, compare, published_count, verdicts
 
 # ---- sections ---------------------------------------------------------------------------------------------------
 
@@ -236,19 +145,15 @@ def sections(runs: dict[str, StudyRun]) -> list[Section]:
     return sorted(found, key=lambda section: section.order)
 
 
-def verdict(m: Measured | None, p: Published | None) -> str:
-    """*agrees* when the intervals overlap, else *differs*; *not run* without a trial."""
-    if m is None:
-        return "*not run*"
-    if p is None or math.isnan(p.win_rate):
-        return "no published value"
-    return overlap_verdict(m.low, m.high, p.win_rate, p.interval)
+def judged(pairs: list[tuple[Measured | None, Published | None]]) -> list[tuple[list[str], str]]:
+    """Each row's comparison cells (``verdicts.Comparison.cells``) and verdict, Holm's correction over the rows
+    that have both a trial and a published count; *not run* without a trial."""
+    comparisons = [compare(m.wins, m.games, p) if m is not None and p is not None else None for m, p in pairs]
+    return [(["-"] * 3 if c is None else c.cells(), "*not run*" if m is None else "no published value" if p is None
+             else found) for (m, p), c, found in zip(pairs, comparisons, verdicts(comparisons))]
 
 
-def overlap_verdict(low: float, high: float, published: float, half: float | None) -> str:
-    """*agrees* when our interval [low, high] (rates) overlaps the published percentage +- its half-width."""
-    half = half or 0.0
-    return "*agrees*" if low * 100 <= published + half and published - half <= high * 100 else "*differs*"
+COMPARISON_HEADER = ("published wins / games", "difference, points [95% CI]", "p (test)")
 
 
 def _ours(m: Measured | None) -> str:
@@ -321,7 +226,8 @@ def section_markdown(section: Section, runs: dict[str, StudyRun]) -> list[str]:
         return lines + bounds_markdown(section, trials)
     published = section.published_rows()
     if any("seats" in p.params for p in published):
-        return lines + seats_markdown(section, trials) + ["", f"Where a row differs: {section.reason}.", ""]
+        return lines + seats_markdown(section, trials) + ["", VERDICTS_NOTE, "",
+                                                          f"Where a row differs: {section.reason}.", ""]
     by_key = {section.theirs(p): p for p in published}
     rows = []
     for m in section.pick(trials):
@@ -335,10 +241,10 @@ def section_markdown(section: Section, runs: dict[str, StudyRun]) -> list[str]:
     if section.reference:
         reference_title, reference = section.game.report_references[section.reference]
         extra.append(reference_title)
-    header = [*section.columns, "ours: win % [95% CI] (games)", *extra, "published", "verdict"]
+    header = [*section.columns, "ours: win % [95% CI] (games)", *extra, "published", *COMPARISON_HEADER, "verdict"]
     lines.append("| " + " | ".join(header) + " |")
-    lines.append("|" + "---|" * (len(section.columns) + len(extra) + 3))
-    for key, m, p in rows:
+    lines.append("|" + "---|" * len(header))
+    for (key, m, p), (comparison, found) in zip(rows, judged([(m, p) for _, m, p in rows])):
         cells = [_cell(k) for k in key] + [_ours(m)]
         if counts:
             cells.append(_seat_counts(m))
@@ -349,11 +255,12 @@ def section_markdown(section: Section, runs: dict[str, StudyRun]) -> list[str]:
             cells.append(f"{m.training_seconds:.0f}" if m and m.training_seconds else "-")
         if section.reference:
             cells.append(f"{reference[key[0]]:g}")
-        cells += [_theirs(p), verdict(m, p)]
+        cells += [_theirs(p), *comparison, found]
         lines.append("| " + " | ".join(cells) + " |")
     lines += pairs_markdown(section, trials)
     oracle = " ORACLE rows read the true deck order: an upper bound, not an honest agent." if any(
         m.oracle for m in trials) else ""
+    lines += ["", VERDICTS_NOTE]
     if section.reason or oracle:
         lines += ["", ((f"Where a row differs: {section.reason}." if section.reason else "") + oracle).strip()]
     return lines + [""]
@@ -440,30 +347,36 @@ def seats_markdown(section: Section, trials: list[Measured]) -> list[str]:
     after /)."""
     by_label = {p.label: p for p in section.published_rows()}
     measures = section.game.seat_measures
-    header = ["setup", "seat", "ours: win % [95% CI] (games)", "published win %", "verdict",
+    header = ["setup", "seat", "ours: win % [95% CI] (games)", "published win %", *COMPARISON_HEADER, "verdict",
               f"ours: {', '.join(measures)} / opponent's", "published", "measures", "s/game"]
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    for m in sorted(trials, key=lambda m: m.label):
-        published = by_label.get(m.label)
-        for seat, counts in m.seats.items():
-            theirs = published.params["seats"].get(seat) if published else None
-            other = "second" if seat == "first" else "first"
-            metrics = counts.get("metrics", {})
-            ours_measures = (_measures(metrics, [f"{k}_{seat}" for k in measures]) + " / "
-                             + _measures(metrics, [f"{k}_{other}" for k in measures]))
-            low, high = counts["wilson_95"]
-            cells = [m.label, seat, f"{100 * counts['win_rate']:.1f} [{100 * low:.1f}, {100 * high:.1f}] "
-                                    f"({counts['games']:,})"]
-            if theirs is None:
-                cells += ["-", "no published value", ours_measures, "-", "-"]
-            else:
-                half = theirs["interval"]
-                cells += [f"{theirs['win_rate']:.2f}" + (f" ± {half:.2f} ({theirs['games']})" if half else "")
-                          + f" ({published.source})", overlap_verdict(low, high, theirs["win_rate"], half), ours_measures,
-                          _measures(theirs, measures) + " / " + _measures(theirs["opponent"], measures),
-                          measures_verdict(measures, metrics, seat, counts["games"], theirs, theirs["games"])]
-            cells.append(f"{m.seconds_per_game:.2f}")
-            lines.append("| " + " | ".join(cells) + " |")
+    rows = [(m, seat, counts, by_label.get(m.label)) for m in sorted(trials, key=lambda m: m.label)
+            for seat, counts in m.seats.items()]
+    comparisons = []
+    for m, seat, counts, published in rows:
+        theirs = published.params["seats"].get(seat) if published else None
+        count = published_count(theirs["win_rate"], theirs["interval"], theirs["games"]) if theirs else None
+        comparisons.append(None if count is None else Comparison(counts["wins"], counts["games"], *count))
+    for (m, seat, counts, published), comparison, found in zip(rows, comparisons, verdicts(comparisons)):
+        theirs = published.params["seats"].get(seat) if published else None
+        other = "second" if seat == "first" else "first"
+        metrics = counts.get("metrics", {})
+        ours_measures = (_measures(metrics, [f"{k}_{seat}" for k in measures]) + " / "
+                         + _measures(metrics, [f"{k}_{other}" for k in measures]))
+        low, high = counts["wilson_95"]
+        cells = [m.label, seat, f"{100 * counts['win_rate']:.1f} [{100 * low:.1f}, {100 * high:.1f}] "
+                                f"({counts['games']:,})"]
+        if theirs is None:
+            cells += ["-", "-", "-", "-", "no published value", ours_measures, "-", "-"]
+        else:
+            half = theirs["interval"]
+            cells += [f"{theirs['win_rate']:.2f}" + (f" ± {half:.2f} ({theirs['games']})" if half else "")
+                      + f" ({published.source})", *(["-"] * 3 if comparison is None else comparison.cells()),
+                      found, ours_measures,
+                      _measures(theirs, measures) + " / " + _measures(theirs["opponent"], measures),
+                      measures_verdict(measures, metrics, seat, counts["games"], theirs, theirs["games"])]
+        cells.append(f"{m.seconds_per_game:.2f}")
+        lines.append("| " + " | ".join(cells) + " |")
     missing = sorted(set(by_label) - {m.label for m in trials})
     if missing:
         lines += ["", "Published, not run here: " + ", ".join(f"{label} ({by_label[label].source})"
@@ -517,20 +430,22 @@ def best_markdown(section: Section, run: StudyRun, best: Measured | None) -> lis
         deals = games // len(test["seats"])
         command = f"lotr eval --config {section.config} --games {deals} --seed {test['seed']} --seat {run.spec.seat}"
         if "seats" in thesis.params:  # each seat's published rate
-            marks = {seat: row["win_rate"] for seat, row in thesis.params["seats"].items()}
+            marks = {seat: published_count(row["win_rate"], row["interval"], row["games"])
+                     for seat, row in thesis.params["seats"].items()}
         else:  # the first mover's wins and the second's, of the same games
-            second = thesis.params["counts"][1]
-            marks = {"first": thesis.win_rate, "second": None if second is None else 100 * second / thesis.games}
+            first, second = thesis.params["counts"]
+            marks = {"first": (first, thesis.games, False), "second": None if second is None else (second, thesis.games,
+                                                                                                   False)}
+        claims = {seat: (counts, marks.get(seat)) for seat, counts in test["seats"].items()}
         comparison = "; ".join(
             f"{seat} seat {100 * counts['win_rate']:.2f}% [{100 * counts['wilson_95'][0]:.2f}, "
-            f"{100 * counts['wilson_95'][1]:.2f}] on {counts['games']:,}: "
-            + (f"no published rate of {thesis.label}'s {seat} seat" if marks.get(seat) is None else
-               f"{'above' if 100 * counts['wilson_95'][0] > marks[seat] else 'not above'} {thesis.label}'s "
-               f"{marks[seat]:.2f} ({thesis.source})")
-            for seat, counts in test["seats"].items())
+            f"{100 * counts['wilson_95'][1]:.2f}] on {counts['games']:,}: " + claim
+            for (seat, (counts, _)), claim in zip(claims.items(), _claims(
+                [None if mark is None else Comparison(counts["wins"], counts["games"], *mark)
+                 for counts, mark in claims.values()], f"{thesis.label}'s", thesis.source)))
     else:
-        outcome = "above" if 100 * low > thesis.win_rate else "not above"
-        comparison = f"the thesis's best, {_theirs(thesis)}: our interval is {outcome} {thesis.win_rate:g}"
+        [claim] = _claims([compare(round(win * games), games, thesis)], "the thesis's best", thesis.source)
+        comparison = f"against the thesis's best, {_theirs(thesis)}: {claim}"
     return lines + [
         f"Study `{run.spec.name}`, trial {best.number}: `{re.sub(r' weights=[^;)]*', '', str(best.config))}`.",
         "",
@@ -540,6 +455,24 @@ def best_markdown(section: Section, run: StudyRun, best: Measured | None) -> lis
         f"`{command}`.",
         "",
     ]
+
+
+def _claims(comparisons: list[Comparison | None], whose: str, source: str) -> list[str]:
+    """Each claim "above the published rate": made where ours is higher and the test of equal rates rejects it
+    (Holm's correction over the claims), with the difference and the p-value either way."""
+    rejected = iter(holm([c.test[0] for c in comparisons if c is not None]))
+    found = []
+    for c in comparisons:
+        if c is None:
+            found.append(f"no published rate of {whose} seat")
+            continue
+        above = next(rejected) and c.difference > 0
+        low, high = c.interval
+        found.append(f"{'above' if above else 'not above'} {whose} {100 * c.their_wins / c.their_games:.2f} "
+                     f"({source}; {c.their_wins:,} of {c.their_games:,}{' implied' if c.implied else ''}): "
+                     f"{100 * c.difference:+.2f} points [{100 * low:+.2f}, {100 * high:+.2f}], p = {c.test[0]:.2g} "
+                     f"({c.test[1]}, Holm over the claims)")
+    return found
 
 
 # ---- figures ----------------------------------------------------------------------------------------------------
@@ -658,7 +591,9 @@ def write_report(study_files: list[Path], out: Path, root: Path = Path(".")) -> 
     is written from its export's record (``chosen_trial``)."""
     runs = {}
     for path in study_files:
-        run = read_study(Path(path), root)
+        run = read_study(Path(path), root, out.parent)
+        if run.trials is not None and not run.recorded:
+            write_record(run, out.parent)
         runs[run.spec.name] = run
     figures = write_figures(runs, out.parent / "figures")
     kept_blocks, kept_rows = previous_report(out)
@@ -677,7 +612,7 @@ def write_report(study_files: list[Path], out: Path, root: Path = Path(".")) -> 
         f"Generated by `lotr report` on {datetime.date.today().isoformat()} (code {code_version()}) from the study "
         "files in `studies/`, run on a 2-core machine at the scale each section states (trials, games per trial, "
         "training episodes). Win rates in percent with their 95% Wilson interval and games; the thesis's with its "
-        "normal half-width. A row *agrees* when the intervals overlap. A section whose studies were not run where "
+        "normal half-width. " + VERDICTS_NOTE + " A section whose studies were not run where "
         "this report was generated keeps its text from the previous report (its history says when it was made).",
         "",
         "| study | trials | games per trial | training episodes | sampler |",

@@ -1,0 +1,177 @@
+"""A study's finished trials as the report reads them (``Measured``, ``StudyRun``): from its Optuna storage, or
+from its committed record where the storage is not here.
+
+Stores are not committed (a lost machine takes them), so each time the report
+reads a study from its store it also writes the study's *record*,
+``records/<name>.json`` beside the report: every complete trial's parameters,
+options, setup, counts (per seat where there are seats), times, its per-game
+outcomes where kept, and the study's choice. Where the store is not here, the
+record stands for it, so the report can be written again, with today's
+verdicts and figures, from what was measured once.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import optuna
+from optuna.trial import TrialState
+
+from agents.setup import Setup
+from agents.specs import REDUCTION, SpecError
+from tuning.storage import local_store, storage_for, storage_object
+from tuning.strategies import OUTCOMES, pack_outcomes, unpack_outcomes
+from tuning.study_file import StudySpec, load_study
+
+RECORD_FORMAT = 1
+
+
+@dataclass
+class Measured:
+    """One finished trial, as the report reads it."""
+
+    study: str
+    number: int
+    label: str  # setup short form with oracle-mcts shown as mcts
+    oracle: bool
+    options: dict  # the game options it played (LOTR's difficulty)
+    params: dict
+    config: Setup
+    win_rate: float
+    low: float
+    high: float
+    games: int
+    seconds_per_game: float
+    training_seconds: float | None = None
+    folder: Path | None = None
+    chosen: dict | None = None  # the study's selection record (validation and test figures), on its chosen trial
+    seats: dict = field(default_factory=dict)  # a two-player game: per seat of the evaluated agent, its counts
+    objective: float = math.nan  # the study's (first) objective value, when it is not the win rate (a margin)
+    outcomes: np.ndarray | None = None  # per-game wins in game order (the paired pruner's record), when kept
+
+    @property
+    def wins(self) -> int:
+        return round(self.win_rate * self.games)
+
+    def value(self, key: str):
+        """A searched value, else the trial's setup's value of ``key`` (``questing.encoding`` or ``budget``)."""
+        if key in self.params:
+            return self.params[key]
+        role, _, name = key.rpartition(".")
+        for spec in [getattr(self.config, role)] if role else self.config.agents:
+            values = spec.as_dict()
+            if name == REDUCTION:  # the flags it sets (agents.specs), read from the first
+                name = next((flag for flag in values if flag.startswith(f"{REDUCTION}_")), name)
+            if name in values:
+                return values[name]
+        return None
+
+
+@dataclass
+class StudyRun:
+    """A study file and what its storage (or its record) holds (``trials`` is None when it has neither)."""
+
+    spec: StudySpec
+    trials: list[Measured] | None  # the complete ones
+    pareto: list[Measured] = field(default_factory=list)
+    pruned: int = 0
+    recorded: bool = False  # read from its record, its store not here
+
+
+def read_study(path: Path, root: Path = Path("."), records: Path | None = None) -> StudyRun:
+    """The complete trials of a study file's study, from its storage (a default local store lies in ``root``),
+    else from its record in ``records`` (``read_record``)."""
+    spec = load_study(path)
+    url = storage_for(spec.name, spec.storage, 1, root)
+    local = local_store(url)
+    missing = StudyRun(spec, None) if records is None else read_record(spec, records) or StudyRun(spec, None)
+    if local is not None and not local.is_file():
+        return missing
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    try:
+        study = optuna.load_study(study_name=spec.name, storage=storage_object(url))
+    except KeyError:
+        return missing
+    except Exception as error:
+        raise SpecError(f"storage of {spec.name}: cannot read the study: {str(error).splitlines()[0]}") from None
+    chosen = study.user_attrs.get("selection") or {}
+    measured = [_measured(spec, t, chosen) for t in study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))]
+    run = StudyRun(spec, measured, pruned=len(study.get_trials(deepcopy=False, states=(TrialState.PRUNED,))))
+    if len(spec.metrics) > 1:
+        front = {t.number for t in study.best_trials}
+        run.pareto = [m for m in measured if m.number in front]
+    return run
+
+
+def _measured(spec: StudySpec, trial, chosen: dict) -> Measured:
+    config = Setup.from_mapping(trial.user_attrs["config"], source=f"{spec.name} trial {trial.number}")
+    low, high = trial.user_attrs["wilson_95"]
+    folder = trial.user_attrs.get("folder")
+    seats = trial.user_attrs.get("seats", {})
+    win_rate = trial.values[0]
+    if spec.metrics[0] != "win_rate":  # the win rate of the games the trial played
+        win_rate = sum(c["wins"] for c in seats.values()) / max(1, sum(c["games"] for c in seats.values()))
+    return Measured(
+        study=spec.name, number=trial.number, label=config.short_name.replace("oracle-mcts", "mcts"),
+        oracle=config.is_oracle, options=spec.trial_options(trial.params), params=dict(trial.params),
+        config=config, win_rate=win_rate, low=low, high=high, objective=trial.values[0],
+        games=trial.user_attrs.get("games", spec.games), seconds_per_game=trial.user_attrs["seconds_per_game"],
+        training_seconds=trial.user_attrs.get("training_seconds"), folder=Path(folder) if folder else None,
+        chosen=chosen if chosen.get("trial") == trial.number else None, seats=seats,
+        outcomes=unpack_outcomes(trial.user_attrs[OUTCOMES]) if OUTCOMES in trial.user_attrs else None,
+    )
+
+
+def read_record(spec: StudySpec, folder: Path) -> StudyRun | None:
+    """The study's record in ``folder`` (``records/<name>.json``), or None when there is none."""
+    path = record_path(spec.name, folder)
+    if not path.is_file():
+        return None
+    data = json.loads(path.read_text())
+    if data.get("format") != RECORD_FORMAT:
+        raise SpecError(f"{path}: format = {data.get('format')!r} is not supported; expected {RECORD_FORMAT}")
+    trials = [_from_record(spec, trial) for trial in data["trials"]]
+    front = set(data.get("pareto", []))
+    return StudyRun(spec, trials, [m for m in trials if m.number in front], data.get("pruned", 0), recorded=True)
+
+
+def write_record(run: StudyRun, folder: Path) -> Path:
+    """Write the record of a study read from its store (see the module docstring); return its path."""
+    path = record_path(run.spec.name, folder)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    data = {"format": RECORD_FORMAT, "study": run.spec.name, "pruned": run.pruned,
+            "pareto": [m.number for m in run.pareto], "trials": [_to_record(m) for m in run.trials or []]}
+    partial = path.with_suffix(".json.partial")
+    partial.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n")
+    partial.replace(path)
+    return path
+
+
+def record_path(name: str, folder: Path) -> Path:
+    return folder / "records" / f"{name}.json"
+
+
+def _to_record(m: Measured) -> dict:
+    return {"number": m.number, "options": m.options, "params": m.params, "config": m.config.to_mapping(),
+            "win_rate": m.win_rate, "interval": [m.low, m.high], "games": m.games,
+            "seconds_per_game": m.seconds_per_game, "training_seconds": m.training_seconds, "chosen": m.chosen,
+            "seats": m.seats, "objective": None if math.isnan(m.objective) else m.objective,
+            "outcomes": None if m.outcomes is None else pack_outcomes(m.outcomes)}
+
+
+def _from_record(spec: StudySpec, trial: dict) -> Measured:
+    config = Setup.from_mapping(trial["config"], source=f"{spec.name} record, trial {trial['number']}")
+    low, high = trial["interval"]
+    return Measured(
+        study=spec.name, number=trial["number"], label=config.short_name.replace("oracle-mcts", "mcts"),
+        oracle=config.is_oracle, options=trial["options"], params=trial["params"], config=config,
+        win_rate=trial["win_rate"], low=low, high=high, games=trial["games"],
+        seconds_per_game=trial["seconds_per_game"], training_seconds=trial["training_seconds"],
+        chosen=trial["chosen"], seats=trial["seats"],
+        objective=math.nan if trial["objective"] is None else trial["objective"],
+        outcomes=None if trial["outcomes"] is None else unpack_outcomes(trial["outcomes"]),
+    )
