@@ -131,7 +131,7 @@ def test_saved_and_loaded_learners_decide_the_same(tmp_path, decision_states, al
         _, choices = learner.choose(states, np.full((8, N_UNIFORMS), 0.5), "train")
         ones = np.ones(8, np.float32)
         learner.learn(choices, ones, {key: choices[key] for key in ("obs", "mask") if key in choices}, ones, ones)
-    saved = save_checkpoint(setup, {stage: l.state_dict() for stage, l in learners.items()}, tmp_path)
+    saved = save_checkpoint(learners, setup, {stage: l.state_dict() for stage, l in learners.items()}, tmp_path)
     loaded = Setup.load(tmp_path / "agent.toml")
     assert loaded == saved
     for stage, learner in learners.items():
@@ -230,3 +230,37 @@ def test_lotr_play_with_a_trained_agent_is_the_harness_game(tmp_path):
     for i in range(12):
         game = play_traced_game(setup, int(derive_seed(np.uint64(4), np.uint64(i))), difficulty="medium")
         assert int(game.outcome) == result.records[i, 0], f"game {i}"
+
+
+def test_a_checkpoint_says_what_it_was_trained_for_and_is_refused_elsewhere_in_one_line(tmp_path):
+    """The second format names its game, role, algo, encoding and depth; a learner of another is refused with one
+    line naming the difference and the fix. The first format (the networks alone: the shipped best-rl) loads."""
+    from agents.learning.checkpoint import load_weights, save_weights
+
+    questing = AgentSpec.make("rl", algo="ac-macro", encoding=1, neurons=12)
+    learner = make_learner("questing", questing, seed=1)
+    save_weights(learner, learner.state_dict(), tmp_path / "q.pt")
+    again = make_learner("questing", questing.with_params(weights=str(tmp_path / "q.pt")), seed=2)
+    assert all((a == b).all() for a, b in zip(again.modules["actor"].parameters(), learner.modules["actor"].parameters()))
+    for changes, problem in (({"encoding": 3}, "trained for encoding 1, not 3; give a .pt trained for encoding 3, "
+                                               "or set encoding = 1"),
+                             ({"algo": "q-macro"}, "trained for algo 'ac-macro', not 'q-macro'"),
+                             ({"layers": 2}, "trained for layers 1, not 2")):
+        with pytest.raises(SpecError) as caught:
+            make_learner("questing", questing.with_params(weights=str(tmp_path / "q.pt"), **changes))
+        assert problem in str(caught.value) and "\n" not in str(caught.value)
+    with pytest.raises(SpecError, match="trained for role 'questing', not 'defense'; give a .pt trained for lotr's "
+                                        "defense"):
+        make_learner("defense", questing.with_params(weights=str(tmp_path / "q.pt")))
+    best = Setup.load("studies/best-rl/agent.toml")
+    assert make_learner("questing", best.questing).modules  # the first format
+
+
+def test_deeper_networks_train_and_the_compiled_playouts_refuse_them_in_one_line(tmp_path):
+    setup = Setup.parse("random-rl-random").with_params({"algo": "q-macro", "layers": 2, "neurons": 16})
+    result = train(setup, {"difficulty": "easy"}, episodes=40, seed=1, envs=4, window=20, out=tmp_path)
+    learner = make_learner("questing", result.setup.questing)
+    assert [type(m).__name__ for m in learner.q] == ["Linear", "ReLU", "Linear", "ReLU", "Linear"]
+    with pytest.raises(SpecError, match="its questing network has 2 hidden layers; the compiled playouts take one"):
+        Setup.parse("rule-mcts-rule").with_params({"playout_nets": str(tmp_path / "agent.toml")})
+

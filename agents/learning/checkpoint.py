@@ -1,11 +1,15 @@
 """Loading an rl agent's trained weights (its ``weights`` parameter), with one-line errors.
 
-A weights file is what ``lotr train`` writes: ``torch.save`` of the learner's
-``state_dict()``, a dict from network name ("q"; or "actor" and "critic") to
-that network's own state_dict. ``load_weights`` reads the file with
+A weights file is what ``lotr train`` writes (``save_weights``): ``torch.save``
+of ``{"format": 2, "game", "role", "algo", "encoding", "layers", "networks"}``,
+the networks being the learner's ``state_dict()``, a dict from network name
+("q"; or "actor" and "critic") to that network's own state_dict. A file of
+the first format (the networks alone, as LOTR's shipped ones) loads too. ``load_weights`` reads the file with
 ``weights_only=True`` (nothing in it runs), then checks it against the learner
-before copying it in: the networks, their tensors, every shape (a mismatch
-names the agent parameter that probably differs) and finite values. Every
+before copying it in: that it was trained for this game, encoding, algorithm
+and depth (and role, where roles are not seats: a seat's network plays either
+seat), the networks, their tensors, every shape (a mismatch names the agent
+parameter that probably differs) and finite values. Every
 problem raises ``SpecError`` (a ValueError), one line::
 
     questing.weights = 'x.pt': cannot load: <reason>; <what to do>
@@ -32,6 +36,7 @@ from agents.specs import SpecError
 _ZIP_MAGIC = b"PK\x03\x04"  # torch.save's format since PyTorch 1.6
 _LEGACY_MAGIC = b"\x80\x02\x8a\x0al\xfc\x9cF\xf9 j\xa8P\x19."  # the older format: a pickled magic number first
 _LISTED = 5  # keys named in a message, at most
+FORMAT = 2  # of the files save_weights writes
 
 
 class _Unloadable(Exception):
@@ -45,12 +50,36 @@ class _Unloadable(Exception):
 def load_weights(learner: Learner, weights: str | Path) -> None:
     """Copy the weights file ``weights`` into ``learner``; SpecError (one line) if it does not fit."""
     try:
-        state = _unpickle(_read(Path(weights)))
+        state = _networks(learner, _unpickle(_read(Path(weights))))
         _check(learner, state)
     except _Unloadable as problem:
         fix = problem.fix or _retrain(learner)
         raise SpecError(f"{learner.role}.weights = {str(weights)!r}: cannot load: {problem.reason}; {fix}") from None
     learner.load_state_dict(state)
+
+
+def save_weights(learner: Learner, state: dict, path: Path) -> None:
+    """Write ``state`` (the learner's ``state_dict()``, or an earlier copy of it) with what it was trained for."""
+    spec = learner.spec
+    torch.save({"format": FORMAT, "game": spec.game.name, "role": learner.role, "algo": spec["algo"],
+                "encoding": learner.encoding, "layers": spec["layers"], "networks": state}, path)
+
+
+def _networks(learner: Learner, saved):
+    """The networks of a file of either format, after checking what the second format says it was trained for."""
+    if not isinstance(saved, Mapping) or saved.get("format") != FORMAT:
+        return saved  # the first format: the networks alone, checked by _check
+    spec, game = learner.spec, learner.spec.game
+    trained = {"game": game.name, "algo": spec["algo"], "encoding": learner.encoding, "layers": spec["layers"]}
+    if not game.by_seat:
+        trained["role"] = learner.role
+    for key, wanted in trained.items():
+        if saved.get(key) != wanted:
+            raise _Unloadable(f"trained for {key} {saved.get(key)!r}, not {wanted!r}",
+                              f"give a .pt trained for {key} {wanted!r}, or set {key} = {saved.get(key)!r}"
+                              if key not in ("game", "role") else f"give a .pt trained for {game.name}'s "
+                              f"{learner.role}")
+    return saved.get("networks")
 
 
 def _retrain(learner: Learner) -> str:

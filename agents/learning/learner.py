@@ -20,9 +20,10 @@ from agents.specs import AgentSpec, SpecError
 GAMMA = 0.99
 
 
-def mlp(n_in: int, neurons: int, n_out: int) -> nn.Sequential:
-    """One hidden ReLU layer (thesis 5.5-5.6)."""
-    return nn.Sequential(nn.Linear(n_in, neurons), nn.ReLU(), nn.Linear(neurons, n_out))
+def mlp(n_in: int, neurons: int, n_out: int, layers: int = 1) -> nn.Sequential:
+    """``layers`` hidden ReLU layers of ``neurons`` units (thesis 5.5-5.6: one)."""
+    hidden = [module for k in range(layers) for module in (nn.Linear(n_in if k == 0 else neurons, neurons), nn.ReLU())]
+    return nn.Sequential(*hidden, nn.Linear(neurons, n_out))
 
 
 class Learner:
@@ -51,7 +52,7 @@ class Learner:
 
     def add_network(self, name: str, n_out: int) -> nn.Module:
         """A network trained by the learner's Adam (learning rate ``spec["lr"]``)."""
-        net = mlp(self.obs_size, self.spec["neurons"], n_out)
+        net = mlp(self.obs_size, self.spec["neurons"], n_out, self.spec["layers"])
         self.modules[name] = net
         params = [p for module in self.modules.values() for p in module.parameters()]
         self.optimizer = torch.optim.Adam(params, lr=self.spec["lr"], fused=True)

@@ -21,6 +21,8 @@ def trained_networks(path: str) -> dict[int, tuple[str, int, list[np.ndarray], l
             continue
         if not spec["weights"]:
             raise SpecError(f"its {role} network is untrained (no weights)")
+        if spec["layers"] != 1:
+            raise SpecError(f"its {role} network has {spec['layers']} hidden layers; the compiled playouts take one")
         learner = make_learner(role, spec)
         acting = layers(learner.modules["q" if "q" in learner.modules else "actor"])
         critic = layers(learner.modules["critic"]) if "critic" in learner.modules else None

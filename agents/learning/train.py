@@ -30,6 +30,7 @@ import torch
 from agents.batch import GameBatch
 from agents.interruption import Interrupted
 from agents.learning import make_learner
+from agents.learning.checkpoint import save_weights
 from agents.learning.learner import GAMMA
 from agents.progress import progress_bar
 from agents.setup import Setup
@@ -222,8 +223,8 @@ def train(
     if out is not None:
         out = Path(out)
         final = {role: learner.state_dict() for role, learner in learners.items()}
-        save_checkpoint(setup, final, out / "final")
-        trained = save_checkpoint(setup, best_state or final, out)
+        save_checkpoint(learners, setup, final, out / "final")
+        trained = save_checkpoint(learners, setup, best_state or final, out)
     result = TrainingResult(trained, result_wins, window, seconds, best_average, best_episode, out, bool(interrupted))
     if out is not None:
         result.write_curve(out / "curve.csv")
@@ -241,13 +242,14 @@ def _track_best(finished: list[int], window: int, learners: dict, best: tuple) -
     return best
 
 
-def save_checkpoint(setup: Setup, states: dict[str, dict], folder: Path) -> Setup:
-    """Write each role's weights (``<role>.pt``) and ``agent.toml`` naming them; return that setup."""
+def save_checkpoint(learners: dict, setup: Setup, states: dict[str, dict], folder: Path) -> Setup:
+    """Write each role's weights (``<role>.pt``, ``checkpoint.save_weights``) and ``agent.toml`` naming them;
+    return that setup."""
     folder.mkdir(parents=True, exist_ok=True)
     specs = list(setup.agents)
     for role, state in states.items():
         path = folder / f"{role}.pt"
-        torch.save(state, path)
+        save_weights(learners[role], state, path)
         i = setup.roles.index(role)
         specs[i] = specs[i].with_params(role, weights=str(path.resolve()))
     trained = Setup(*specs, game=setup.game)
