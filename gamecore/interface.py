@@ -267,9 +267,10 @@ def missing(game: Game) -> list[str]:
         problems.append("the constant DECODE_WORK")
     for name, params in (required | {k: v for k, v in OPTIONAL_KERNELS.items() if hasattr(kernels, k)}).items():
         function = getattr(kernels, name, None)
+        arity = _arity(function)
         if function is None:
             problems.append(f"{name}({params})")
-        elif _arity(function) != len(params.split(", ") if params else ()):
+        elif arity is not None and arity != len(params.split(", ") if params else ()):
             problems.append(f"{name} with the parameters ({params})")
     if hasattr(kernels, "net_action") and not hasattr(kernels, "NET_WORK"):
         problems.append("the constant NET_WORK (net_action's work space)")
