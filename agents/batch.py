@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from agents.search import compiled
+from gamecore.row import KIND, PYTHON
 
 GAME_OVER = -1
 N_UNIFORMS = 32  # uniform numbers handed to a Python agent per decision
@@ -36,6 +37,11 @@ class GameBatch:
         self.role_ticks = np.zeros(n_roles, np.int64)
         self.decisions = np.zeros(n_roles, np.int64)
         self._err = np.zeros(4, np.int64)
+
+    def hand_out(self, role: int) -> None:
+        """Let ``role``'s decisions come out of ``advance`` whatever agent the setup names there (an environment's
+        learner decides them)."""
+        self.rows[role, KIND] = PYTHON
 
     def deal(self, slot: int, deal_seed: int) -> None:
         self.kernels.deal_game(self.states[slot], np.uint64(deal_seed), self.options)

@@ -601,7 +601,7 @@ def _build_learning(game: types.ModuleType, this: types.ModuleType) -> None:
     def encode_batch(states, encoding, out):
         """Row i of ``out``: encoder ``encoding`` of ``states[i]``."""
         for i in range(states.shape[0]):
-            game.encode(states[i], encoding, out[i])
+            game.encode(states[i], encoding, game.to_move(states[i]), out[i])
 
     @kernel
     def mask_batch(states, space, masks):

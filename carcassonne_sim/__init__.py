@@ -4,3 +4,5 @@
 interface, ``game`` the ``GAME`` descriptor and the Python state, ``picture``
 the drawing of a board; the rules are in ``docs/carcassonne-rules.md``.
 """
+
+from carcassonne_sim import kernels  # noqa: F401  (before encoding, which reads the kernels that offer it)

@@ -8,9 +8,10 @@ from typing import Any
 import numpy as np
 
 from carcassonne_sim import kernels as K
+from carcassonne_sim.encoding import ENCODING_SIZE, MAX_SCORE_FEATURE, N_DIRECT
 from carcassonne_sim.tiles import KIND_NAMES, LETTERS, MAX_SEGMENTS, N_SEGMENTS, segment_name
 from carcassonne_sim.published import EXPLORATION, PUBLISHED, ROLLOUTS_PER_STEP
-from gamecore.interface import Game, Preset
+from gamecore.interface import ActionSpace, Encoder, Game, Preset
 from gamecore.errors import IllegalActionError
 from gamecore.state import FlatState
 
@@ -258,4 +259,12 @@ GAME = Game(
     ),
     published=PUBLISHED,
     seat_measures=PAPER_MEASURES,
+    encoders=(Encoder("slots", dict.fromkeys(SEATS, ENCODING_SIZE), low=-1.0, high=MAX_SCORE_FEATURE,
+                      help="the drawn tile, the tiles to come, scores and meeples, and per open position (a slot) "
+                           "its neighbours' edges and features and the drawn tile's fits and meeple choices "
+                           "(carcassonne_sim/encoding.py)"),),
+    action_spaces=(ActionSpace("direct", dict.fromkeys(SEATS, N_DIRECT),
+                               help="slot x rotation x meeple (none or a segment): the open positions in a canonical "
+                                    "order (carcassonne_sim/encoding.py)"),),
+    invariants="carcassonne_sim.invariants:broken",
 )

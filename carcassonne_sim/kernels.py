@@ -1014,3 +1014,6 @@ def star25(S, plies, probing, act):
     for j in range(ACTION_SIZE):
         act[j] = W[2][0, chosen, j]
     return value
+
+
+from carcassonne_sim.encoding import DECODE_WORK, action_mask, decode, encode  # noqa: F401  (the learning interface)

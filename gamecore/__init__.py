@@ -18,15 +18,15 @@ _jit_cache.configure()  # before any compiled function is defined
 
 
 from gamecore.errors import IllegalActionError, SpecError  # noqa: E402
-from gamecore.interface import Game  # noqa: E402
+from gamecore.interface import Game, check  # noqa: E402
 
 DEFAULT_GAME = "lotr"
 _REGISTERED: dict[str, Game] = {}
 
 
 def register(game: Game) -> Game:
-    """Make ``game`` loadable by its name."""
-    _REGISTERED[game.name] = game
+    """Make ``game`` loadable by its name; SpecError (one line) if its kernels lack part of the interface."""
+    _REGISTERED[game.name] = check(game)
     return game
 
 

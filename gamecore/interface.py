@@ -46,20 +46,26 @@ the game's flat ``int64`` state, which the search and the harness
   of a win from ``S`` for the player to move, -1 where none values ``S``; a
   search with ``leaf = "value"`` stops its playouts there;
 - for learning agents and the environments (``Game.encoders``,
-  ``Game.action_spaces``): ``encode(S, encoding, out)`` fills the float
-  vector ``out`` with encoder number ``encoding`` of what the player to move
-  sees at ``S``'s pending decision (never hidden information);
+  ``Game.action_spaces``): ``encode(S, encoding, player, out)`` fills the
+  float vector ``out`` with encoder number ``encoding`` of what ``player``
+  sees of ``S`` (the player to move at a decision; any player for OpenSpiel's
+  tensors and PettingZoo's observations; never hidden information: two states
+  that differ only in what ``player`` cannot see encode the same);
   ``action_mask(S, space, mask)`` sets ``mask[i]`` to 1 for each legal index
   of action space number ``space`` at ``S`` and to 0 for the others (the
   whole row: it is as wide as the widest role's space); ``decode(S, space,
   index, act, scratch, work)`` fills ``act`` with the legal action of that
   index (``scratch`` a state-sized int64 array, ``work`` ``DECODE_WORK``
-  floats).
+  floats). A space named ``direct`` lists every legal action once.
+
+``gamecore.load`` checks that the kernels offer all this (``missing``): a
+game without one of them fails there in one line naming it.
 """
 
 from __future__ import annotations
 
 import importlib
+import inspect
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from types import ModuleType
@@ -108,13 +114,15 @@ class Command:
 
 @dataclass(frozen=True)
 class Encoder:
-    """A named encoding of what the player to move sees, as float features (a network's input, an environment's
-    observation): number ``i`` of ``Game.encoders`` is ``encode(S, i, out)`` of the kernels. ``sizes`` gives its
-    length at each role's decisions (the roles it covers)."""
+    """A named encoding of what a player sees, as float features (a network's input, an environment's
+    observation): number ``i`` of ``Game.encoders`` is ``encode(S, i, player, out)`` of the kernels. ``sizes`` gives
+    its length at each role's decisions (the roles it covers); every feature lies in [``low``, ``high``]."""
 
     name: str
     sizes: dict[str, int]
     help: str = ""
+    low: float = 0.0
+    high: float = 1.0
 
 
 @dataclass(frozen=True)
@@ -179,6 +187,7 @@ class Game:
     action_spaces: tuple[ActionSpace, ...] = ()  # what they choose among (the kernels' action_mask and decode)
     learners: dict[str, str] = field(default_factory=dict)  # its own learning algorithms: name -> "module:Class"
     learning_defaults: dict[str, Any] = field(default_factory=dict)  # its defaults of the rl agent's parameters
+    invariants: str = ""  # "module:function": (flat state) -> what it conserves that is broken (empty: all holds)
 
     def __reduce__(self):
         import gamecore
@@ -212,3 +221,81 @@ class Game:
                 valid = ", ".join(known) or "none"
                 raise SpecError(f"{where}: {self.name} has no option {name!r}; its options: {valid}")
         return {p.name: p.check(options.get(p.name, p.default), where) for p in self.options}
+
+    def encoder(self, name: str) -> int:
+        """The number of the encoder ``name``; SpecError (one line listing them) if there is none."""
+        return _index_of(self, "encoder", [e.name for e in self.encoders], name)
+
+    def action_space(self, name: str) -> int:
+        """The number of the action space ``name``; SpecError (one line listing them) if there is none."""
+        return _index_of(self, "action space", [s.name for s in self.action_spaces], name)
+
+    @property
+    def observation_encoder(self) -> int | None:
+        """The first encoder of one size at every role (OpenSpiel's observation tensor), or None."""
+        return next((i for i, e in enumerate(self.encoders)
+                     if set(e.sizes) == set(self.roles) and len(set(e.sizes.values())) == 1), None)
+
+
+def _index_of(game: Game, what: str, names: list[str], name: str) -> int:
+    if name not in names:
+        raise SpecError(f"{game.name} has no {what} {name!r}; its {what}s: {', '.join(names) or 'none'}")
+    return names.index(name)
+
+
+CONSTANTS = ("STATE_SIZE", "ACTION_SIZE", "N_PLAYERS", "N_ROLES", "ROLES_BY_SEAT", "N_RECORD", "MAX_CANDIDATES", "OK")
+KERNELS = {  # name -> parameters, as the module docstring describes them
+    "deal_game": "S, seed, options", "is_over": "S", "to_move": "S", "role": "S", "reward": "S, player",
+    "record": "S, out", "copy": "dst, src", "determinize": "S, player, rs", "apply": "S, act, err",
+    "playout_action": "S, policy, rs, act, scratch", "root_candidates": "S, row, rs, keys, attempts, scratch, err",
+    "action_key": "S, act", "key_action": "k0, k1, act", "key_matches": "S, k0, k1",
+    "is_candidate": "S, act, row, scratch, err", "canonicalize": "S, act", "reduced_out": "S, act, row",
+    "workspace": "", "sample_candidate": "S, rs, act, ws, scratch, err",
+}
+OPTIONAL_KERNELS = {"margin": "S, player", "net_action": "S, nets, act, scratch", "net_value": "S, nets"}
+ENCODING_KERNELS = {"encode": "S, encoding, player, out"}
+ACTION_SPACE_KERNELS = {"action_mask": "S, space, mask", "decode": "S, space, index, act, scratch, work"}
+
+
+def missing(game: Game) -> list[str]:
+    """What ``game``'s kernels and declarations lack of the interface (this module's docstring), one phrase each."""
+    kernels = game.kernels
+    problems = [f"the constant {name}" for name in CONSTANTS if not hasattr(kernels, name)]
+    required = dict(KERNELS)
+    required |= ENCODING_KERNELS if game.encoders else {}
+    required |= ACTION_SPACE_KERNELS if game.action_spaces else {}
+    if game.action_spaces and not hasattr(kernels, "DECODE_WORK"):
+        problems.append("the constant DECODE_WORK")
+    for name, params in (required | {k: v for k, v in OPTIONAL_KERNELS.items() if hasattr(kernels, k)}).items():
+        function = getattr(kernels, name, None)
+        arity = _arity(function)
+        if function is None:
+            problems.append(f"{name}({params})")
+        elif arity is not None and arity != len(params.split(", ") if params else ()):
+            problems.append(f"{name} with the parameters ({params})")
+    if hasattr(kernels, "net_action") and not hasattr(kernels, "NET_WORK"):
+        problems.append("the constant NET_WORK (net_action's work space)")
+    for what, declared in (("encoder", game.encoders), ("action space", game.action_spaces)):
+        for item in declared:
+            unknown = set(item.sizes) - set(game.roles)
+            if unknown or not item.sizes:
+                problems.append(f"{what} {item.name}'s sizes by role (one of {', '.join(game.roles)}), not "
+                                f"{', '.join(sorted(unknown)) or 'none'}")
+    return problems
+
+
+def _arity(function: Callable) -> int | None:
+    """The number of parameters of a kernel (a Numba dispatcher's Python function), None if unknown."""
+    try:
+        return len(inspect.signature(getattr(function, "py_func", function)).parameters)
+    except (TypeError, ValueError):
+        return None
+
+
+def check(game: Game) -> Game:
+    """``game``, or SpecError in one line naming what its kernels or declarations lack."""
+    problems = missing(game)
+    if problems:
+        raise SpecError(f"game {game.name}: {getattr(game.kernels, '__name__', 'its kernels')} lacks "
+                        f"{'; '.join(problems)} (gamecore/interface.py describes each)")
+    return game

@@ -13,24 +13,21 @@ A player's action is an index into the game's ``legal_actions()`` at that
 state; the information state and the observation are what
 ``observation(player)`` shows (a sufficient statistic: the game's hidden
 information is uniform among the worlds consistent with it, which is what
-``determinize`` draws). A game whose package has an ``openspiel`` module
-with ``TENSOR_SIZE`` and ``observation_tensor(state, player, out)`` offers
-tensors too (LOTR: ``lotr_sim.openspiel``).
+``determinize`` draws). The observation and information-state tensors are
+the game's encoder of one size at every role (``Game.observation_encoder``,
+the kernels' ``encode``), so a game has one encoding for every library; a
+game without one offers no tensors.
 
 Requires the ``openspiel`` extra (``pip install -e ".[openspiel]"``).
 """
 
 from __future__ import annotations
 
-import functools
-import importlib
-import importlib.util
 from typing import Any
 
 import numpy as np
 
 import gamecore
-from gamecore._jit_cache import GAME_PACKAGE_SUFFIX
 from gamecore.interface import Game
 from gamecore.params import SpecError
 
@@ -69,7 +66,7 @@ def register(game_name: str) -> str:
 
 
 def _game_type(game: Game) -> pyspiel.GameType:
-    tensors = _tensors(game.name) is not None
+    tensors = game.observation_encoder is not None
     two = game.n_players == 2
     return pyspiel.GameType(
         short_name=short_name(game.name),
@@ -87,17 +84,6 @@ def _game_type(game: Game) -> pyspiel.GameType:
         provides_observation_tensor=tensors,
         parameter_specification={**{p.name: p.default for p in game.options}, "seed": 0, "deals": DEALS},
     )
-
-
-@functools.cache
-def _tensors(game_name: str):
-    """The game's ``openspiel`` module (tensor size and encoder), or None."""
-    module = f"{game_name}{GAME_PACKAGE_SUFFIX}.openspiel"
-    try:
-        found = importlib.util.find_spec(module) is not None
-    except ModuleNotFoundError:
-        found = False
-    return importlib.import_module(module) if found else None
 
 
 class SpielGame(pyspiel.Game):
@@ -136,7 +122,7 @@ class SpielGame(pyspiel.Game):
         return state
 
     def make_py_observer(self, iig_obs_type=None, params=None):
-        return Observer(self.ours.name, params)
+        return Observer(self.ours, params)
 
 
 class SpielState(pyspiel.State):
@@ -216,20 +202,21 @@ class SpielState(pyspiel.State):
 
 
 class Observer:
-    """What a player sees (``observation(player)``), as a string and, where the game has one, a tensor."""
+    """What a player sees (``observation(player)``), as a string and, where the game has an encoder of one size
+    at every role, a tensor (zeros before the deal)."""
 
-    def __init__(self, game_name: str, params):
+    def __init__(self, game: Game, params):
         if params:
             raise ValueError(f"observation parameters are not supported; got {params}")
-        self.encoder = _tensors(game_name)
-        size = self.encoder.TENSOR_SIZE if self.encoder is not None else 0
+        self.game, self.encoder = game, game.observation_encoder
+        size = 0 if self.encoder is None else next(iter(game.encoders[self.encoder].sizes.values()))
         self.tensor = np.zeros(size, np.float32)
         self.dict = {"observation": self.tensor}
 
     def set_from(self, state: SpielState, player: int) -> None:
         self.tensor.fill(0.0)
         if self.encoder is not None and state.ours is not None:
-            self.encoder.observation_tensor(state.ours, player, self.tensor)
+            self.game.kernels.encode(state.ours.core_state(), self.encoder, player, self.tensor)
 
     def string_from(self, state: SpielState, player: int) -> str:
         if state.ours is None:

@@ -11,7 +11,7 @@ from gamecore.params import Param
 from lotr_sim import kernels
 from lotr_sim import layout as L
 from lotr_sim.decoders import MACRO_ACTIONS
-from lotr_sim.encoding import DEFENSE_SIZE, PLANNING_SIZE, QUESTING_SIZES
+from lotr_sim.encoding import DEFENSE_SIZE, MAX_FEATURE, OBSERVATION_SIZE, PLANNING_SIZE, QUESTING_SIZES
 from lotr_sim.policies import POLICY_NAMES
 from lotr_sim.published import PUBLISHED
 from lotr_sim.report import REASONS, REFERENCES
@@ -79,7 +79,10 @@ GAME = Game(
     published=PUBLISHED,
     encoders=tuple(Encoder(f"thesis-{k}", {"planning": PLANNING_SIZE, "questing": size, "defense": DEFENSE_SIZE},
                            help=f"thesis 5.3: planning and defense's encodings, questing's encoding type {k} "
-                                "(lotr_sim/encoding.py)") for k, size in enumerate(QUESTING_SIZES)),
+                                "(lotr_sim/encoding.py)", high=MAX_FEATURE) for k, size in enumerate(QUESTING_SIZES))
+    + (Encoder("observation", dict.fromkeys(STAGES, OBSERVATION_SIZE), high=MAX_FEATURE,
+               help="the whole observation: each card's zone, exhaustion and damage, the counters and the decision "
+                    "(lotr_sim/encoding.py; OpenSpiel's tensor)"),),
     action_spaces=(ActionSpace("macro", MACRO_ACTIONS, help="the thesis's macro actions (5.4.2): planning 7, "
                                "questing 7, defense 4 (lotr_sim/decoders.py)"),),
     learners={"ac-direct": "lotr_lab.direct:ACDirect"},

@@ -25,7 +25,7 @@ from lotr_sim.candidates import (
 )
 from lotr_sim.cards import N_CARDS
 from lotr_sim.decoders import macro_action, macro_mask
-from lotr_sim.encoding import encode
+from lotr_sim.encoding import encode as encode_decision
 from lotr_sim.legal import MAX_OPTIONS
 from lotr_sim.nets import NET_WORK, net_action, net_value
 from lotr_sim.playout import decision_index
@@ -126,6 +126,12 @@ def workspace():
 def sample_candidate(S, rs, act, ws, scratch, err):
     slots, options, n_options = ws
     return candidates.sample_action(S, rs, act, slots, options, n_options, scratch, err)
+
+
+@inline_kernel
+def encode(S, encoding, player, out):
+    """Encoding ``encoding`` of what the (only) player sees (``lotr_sim/encoding.py``)."""
+    encode_decision(S, encoding, out)
 
 
 @inline_kernel

@@ -7,11 +7,12 @@ from typing import Any
 
 import numpy as np
 
-from gamecore.interface import Command, Game, Preset, PythonAgent
+from gamecore.interface import ActionSpace, Command, Encoder, Game, Preset, PythonAgent
 from gamecore.errors import IllegalActionError
 from gamecore.params import Param
 from gamecore.state import FlatState
 from loveletter_sim import kernels as K
+from loveletter_sim.encoding import ENCODING_SIZE, N_DIRECT
 from loveletter_sim.published import PUBLISHED
 
 CARD_NAMES = ("", "Guard", "Priest", "Baron", "Maid", "Prince", "King", "Countess", "Princess")
@@ -140,4 +141,11 @@ GAME = Game(
                       "loveletter_sim.dp:table_arguments", "loveletter_sim.dp:table_command"),),
     presets=(Preset("mc", "flat-mc", {"budget": 1000, "budget_per": "action", "playout": "random"},
                     help="the thesis's Monte Carlo player (3.1.2): 1000 random games for each option"),),
+    encoders=(Encoder("cards", dict.fromkeys(("first", "second"), ENCODING_SIZE),
+                      help="hand, known and ruled-out values both ways, seen and unseen copies, protections, "
+                           "discard totals, deck (loveletter_sim/encoding.py)"),),
+    action_spaces=(ActionSpace("direct", dict.fromkeys(("first", "second"), N_DIRECT),
+                               help="card x target x guess: a Guard's 7 guesses and none, the Prince on either "
+                                    "player, one index per other card (loveletter_sim/encoding.py)"),),
+    invariants="loveletter_sim.invariants:broken",
 )

@@ -513,3 +513,6 @@ def sample_candidate(S, rs, act, ws, scratch, err):
     for i in range(ACTION_SIZE):
         act[i] = acts[pick, i]
     return True
+
+
+from loveletter_sim.encoding import DECODE_WORK, action_mask, decode, encode  # noqa: F401  (the learning interface)

@@ -188,37 +188,6 @@ def test_lotr_train_writes_checkpoints_that_lotr_eval_plays(capsys, tmp_path):
     assert code == 0 and "setup random-rl-random" in out and "ms per decision" in out
 
 
-@pytest.mark.parametrize("stage", ["planning", "questing", "defense"])
-def test_the_stage_environment_passes_gymnasiums_checker(stage):
-    from gymnasium.utils.env_checker import check_env
-
-    from agents.rl.gym_env import StageEnv
-
-    env = StageEnv(stage, setup="random-random-random", difficulty="medium", encoding=1)
-    check_env(env, skip_render_check=True)
-    obs, info = env.reset(seed=3)
-    assert env.observation_space.contains(obs) and info["action_mask"].sum() == MACRO_ACTIONS[stage]
-    rewards, terminated = [], False
-    while not terminated:
-        obs, reward, terminated, truncated, info = env.step(env.action_space.sample())
-        rewards.append(reward)
-    assert rewards[-1] in (1.0, -1.0) and not any(rewards[:-1])
-    with pytest.raises(ValueError, match="not in Discrete"):
-        env.step(99)
-
-
-def test_an_off_the_shelf_algorithm_trains_on_the_environment():
-    from stable_baselines3 import PPO
-
-    from agents.rl.gym_env import StageEnv
-
-    env = StageEnv("questing", difficulty="easy")
-    model = PPO("MlpPolicy", env, n_steps=64, batch_size=32, n_epochs=2, seed=0, device="cpu").learn(320)
-    obs, _ = env.reset(seed=1)
-    action, _ = model.predict(obs, deterministic=True)
-    assert env.action_space.contains(int(action))
-
-
 def test_lotr_play_with_a_trained_agent_is_the_harness_game(tmp_path):
     """The Python interface (``Agent``, checked actions) plays the harness's game for the same deal."""
     from agents.play import play_traced_game

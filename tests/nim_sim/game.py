@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from gamecore.interface import Game
-from gamecore.params import Param, SpecError
+from gamecore.errors import IllegalActionError
+from gamecore.interface import ActionSpace, Encoder, Game
+from gamecore.params import Param
 from gamecore.state import FlatState
 from nim_sim import kernels as K
 
@@ -28,7 +29,7 @@ class NimState(FlatState):
 
     def apply(self, action: int) -> None:
         if action not in self.legal_actions():
-            raise SpecError(f"take {action!r} is illegal with {self.pile} stones left; legal: {self.legal_actions()}")
+            raise IllegalActionError(f"take {action!r} is illegal with {self.pile} stones left; legal: {self.legal_actions()}")
         if self._trace is not None:
             self._trace.append(f"player {self.to_move} takes {action}, {self.pile - action} left")
         K.apply(self._s, np.array([action], np.int64), np.zeros(4, np.int64))
@@ -39,14 +40,28 @@ class NimState(FlatState):
     def action_from_vector(self, act: np.ndarray) -> int:
         return int(act[0])
 
+    def vector(self, action: int) -> np.ndarray:
+        return np.array([action], np.int64)
+
     def trace_text(self) -> str:
         return "\n".join(self._trace or []) + f"\nwinner: player {int(self._s[K.WINNER])}"
+
+
+ROLES = ("first", "second")
+
+
+def broken(S: np.ndarray) -> list[str]:
+    """What a Nim state breaks: the pile is never negative and the game has a winner exactly when it is empty."""
+    problems = [f"pile {S[K.PILE]}"] if S[K.PILE] < 0 else []
+    if (S[K.WINNER] >= 0) != (S[K.PILE] == 0):
+        problems.append(f"winner {S[K.WINNER]} with {S[K.PILE]} stones left")
+    return problems
 
 
 GAME = Game(
     name="nim",
     kernels=K,
-    roles=("first", "second"),
+    roles=ROLES,
     policies=("random", "optimal"),
     options=(
         Param("pile", int, 0, 0, 10_000, help="stones at the start; 0 draws 10-30 from the deal seed"),
@@ -59,4 +74,9 @@ GAME = Game(
     describe=lambda metrics, games: [f"moves per game: mean {metrics['mean_moves']:.2f}"],
     help="Nim: take 1 to max_take stones, the last stone wins (the test suite's second game)",
     metric_names=("mean_moves",),
+    state_from_core=NimState.from_core,
+    encoders=(Encoder("binary", dict.fromkeys(ROLES, K.ENCODING_SIZE), help="the pile and max_take in binary, "
+                      "whether the player is to move"),),
+    action_spaces=(ActionSpace("direct", dict.fromkeys(ROLES, K.MOST_TAKE), help="index i takes i + 1 stones"),),
+    invariants="nim_sim.game:broken",
 )

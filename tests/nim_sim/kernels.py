@@ -138,3 +138,31 @@ def workspace():
 def sample_candidate(S, rs, act, ws, scratch, err):
     act[0] = 1 + below(rs, most(S))
     return True
+
+
+PILE_BITS, TAKE_BITS = 14, 7  # the largest pile option, 10,000, and take, 100, in binary
+ENCODING_SIZE = PILE_BITS + TAKE_BITS + 1
+MOST_TAKE = 100  # the largest max_take option: the direct space's size
+DECODE_WORK = 0
+
+
+@kernel
+def encode(S, encoding, player, out):
+    """The pile and max_take in binary, and whether ``player`` is to move."""
+    for b in range(PILE_BITS):
+        out[b] = (S[PILE] >> b) & 1
+    for b in range(TAKE_BITS):
+        out[PILE_BITS + b] = (S[MAX_TAKE] >> b) & 1
+    out[PILE_BITS + TAKE_BITS] = S[TO_MOVE] == player and S[PILE] > 0
+
+
+@kernel
+def action_mask(S, space, mask):
+    """Index i takes i + 1 stones."""
+    for i in range(mask.shape[0]):
+        mask[i] = i < most(S)
+
+
+@kernel
+def decode(S, space, index, act, scratch, work):
+    act[0] = index + 1
