@@ -63,6 +63,13 @@ _LEARNING_PARAMS = (  # the rl agent's, but its algo and encoding, which the gam
     Param("epsilon", float, 0.1, 0.0, 1.0, help="Q-learning: exploration rate while training"),
     Param("policy", str, "greedy", choices=("greedy", "sample"), help="acting after training: best or sampled action"),
     Param("weights", str, "", help="trained weights (a .pt state_dict); empty: untrained"),
+    Param("gamma", float, 0.99, 0.0, 1.0, help="discount of later rewards"),
+    Param("n_steps", int, 256, 8, 1 << 16, help="ppo: steps of each environment per rollout"),
+    Param("batch_size", int, 64, 2, 1 << 16, help="ppo: minibatch size"),
+    Param("n_epochs", int, 4, 1, 100, help="ppo: passes over each rollout"),
+    Param("gae_lambda", float, 0.95, 0.0, 1.0, help="ppo: GAE's lambda"),
+    Param("ent_coef", float, 0.01, 0.0, 1.0, help="ppo: entropy bonus"),
+    Param("clip_range", float, 0.2, 0.01, 1.0, help="ppo: the policy ratio's clip"),
 )
 _BUDGET_PER = Param("budget_per", str, "decision", choices=BUDGET_UNITS,
                     help="flat Monte Carlo: budget playouts per decision, shared by its actions, or for each action")

@@ -1,9 +1,9 @@
 """Learning agents of every game (thesis chapter 5, made generic): Q-learning and one-step actor-critic over a
 game's encoders (``Game.encoders``) and action spaces (``Game.action_spaces``), trained by ``agents.learning.train``.
 
-An ``rl`` agent's ``algo`` is ``<rule>-<space>``: the learning rule (``q``: Q-learning; ``ac``: actor-critic)
-over one of the game's action spaces (LOTR's ``macro``, a game's ``direct`` space of its legal actions), or a
-learner of the game's own (``Game.learners``: LOTR's card-level ``ac-direct``). PyTorch is imported only when a
+An ``rl`` agent's ``algo`` is ``<rule>-<space>``: the learning rule (``q``: Q-learning; ``ac``: actor-critic;
+``ppo``: masked PPO through sb3-contrib) over one of the game's action spaces (LOTR's ``macro``, a game's
+``direct`` space of its legal actions), or a learner of the game's own (``Game.learners``: LOTR's card-level ``ac-direct``). PyTorch is imported only when a
 learner is made.
 """
 
@@ -14,6 +14,7 @@ from gamecore.interface import Game, imported
 RULES = {  # the generic learning rules, each over any of a game's action spaces
     "q": "agents.learning.q_learning:QLearner",
     "ac": "agents.learning.actor_critic:ActorCritic",
+    "ppo": "agents.learning.ppo:PPOLearner",  # sb3-contrib's MaskablePPO (the ppo extra)
 }
 
 

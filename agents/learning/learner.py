@@ -3,7 +3,7 @@
 A learner decides one role (a LOTR stage, a seat) for a batch of games at
 once and learns from one-step transitions between that role's successive
 decisions in a game: reward +1 for a win, -1 for a loss, 0 for a draw and
-before the end, discount ``GAMMA``. Random draws come from per-game uniform
+before the end, discounted by the agent's ``gamma`` (0.99, the thesis's). Random draws come from per-game uniform
 numbers (``batch.N_UNIFORMS`` per decision) so a game's choices do not depend
 on which other games share its batch.
 """
@@ -16,8 +16,6 @@ from torch import nn
 
 from agents.search import compiled
 from agents.specs import AgentSpec, SpecError
-
-GAMMA = 0.99
 
 
 def mlp(n_in: int, neurons: int, n_out: int, layers: int = 1) -> nn.Sequential:
@@ -125,7 +123,7 @@ def actor_critic_update(learner: Learner, obs, log_prob, reward, next_obs, done,
     n = obs.shape[0]
     values = learner.modules["critic"](torch.from_numpy(np.concatenate([obs, next_obs]))).squeeze(1)
     value, next_value = values[:n], values[n:].detach() * torch.from_numpy(1.0 - done)
-    delta = torch.from_numpy(reward) + GAMMA * next_value - value
+    delta = torch.from_numpy(reward) + learner.spec["gamma"] * next_value - value
     obs = torch.from_numpy(obs)
     weight = torch.from_numpy(discount) * delta.detach()
     learner.step((delta**2).mean() - (weight * log_prob(obs)).mean())

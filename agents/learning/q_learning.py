@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from agents.learning.learner import GAMMA, IndexLearner, masked
+from agents.learning.learner import IndexLearner, masked
 
 
 class QLearner(IndexLearner):
@@ -33,7 +33,7 @@ class QLearner(IndexLearner):
         q = self.q(torch.from_numpy(choices["obs"])).gather(1, torch.from_numpy(choices["index"])[:, None]).squeeze(1)
         with torch.no_grad():
             best_next = masked(self.q(torch.from_numpy(after["obs"])), after["mask"]).max(1).values
-            target = torch.from_numpy(reward) + GAMMA * best_next * torch.from_numpy(1.0 - done)
+            target = torch.from_numpy(reward) + self.spec["gamma"] * best_next * torch.from_numpy(1.0 - done)
         self.step(((target - q) ** 2).mean())
 
 

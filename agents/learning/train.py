@@ -31,7 +31,7 @@ from agents.batch import GameBatch
 from agents.interruption import Interrupted
 from agents.learning import make_learner
 from agents.learning.checkpoint import save_weights
-from agents.learning.learner import GAMMA
+from agents.learning.ppo import is_ppo, train_ppo
 from agents.progress import progress_bar
 from agents.setup import Setup
 from agents.specs import SpecError
@@ -145,6 +145,37 @@ def train(
     if episodes < 1 or envs < 1 or window < 1:
         raise ValueError("episodes, envs and window must be at least 1")
     torch.set_num_threads(1)
+    bar = progress_bar(episodes, progress, unit="episode", smoothing=0.05)
+    ppo = any(is_ppo(setup.agents[setup.roles.index(role)]) for role in roles)
+    run = train_ppo if ppo else _train_online
+    try:
+        learners, wins, best, seconds, interrupted = run(setup, options, roles, episodes, seed, envs, window, bar,
+                                                         on_window)
+    finally:
+        if bar is not None:
+            bar.close()
+    if ppo:
+        learners = dict.fromkeys(roles, learners)
+    best_average, best_episode, best_state = best
+    trained = setup
+    if out is not None:
+        out = Path(out)
+        final = {role: learner.state_dict() for role, learner in learners.items()}
+        save_checkpoint(learners, setup, final, out / "final")
+        trained = save_checkpoint(learners, setup, best_state or final, out)
+    result = TrainingResult(trained, wins, window, seconds, best_average, best_episode, out, interrupted is not None)
+    if out is not None:
+        result.write_curve(out / "curve.csv")
+    if interrupted is not None:
+        raise Interrupted.of(interrupted, result)
+    return result
+
+
+def _train_online(setup: Setup, options: dict, roles: list[str], episodes: int, seed: int, envs: int, window: int,
+                  bar, on_window: Callable[[int, float], None] | None):
+    """The thesis's learners (one-step updates, ``envs`` games in lockstep): (learners by role, wins in episode
+    order (in finishing order when interrupted), best (moving win rate, episode, weights by role), seconds, the
+    KeyboardInterrupt that stopped it or None)."""
     indices = {role: setup.roles.index(role) for role in roles}
     learners = {role: make_learner(role, setup.agents[indices[role]], int(derive_seed(np.uint64(seed), np.uint64(s))))
                 for s, role in enumerate(roles)}
@@ -158,7 +189,6 @@ def train(
     finished_order: list[int] = []
     best = (-1.0, -1, None)
     next_episode = 0
-    bar = progress_bar(episodes, progress, unit="episode", smoothing=0.05)
     start = time.perf_counter()
 
     def deal(slot: int) -> None:
@@ -206,7 +236,7 @@ def train(
                     if pending[role][slot] is not None:
                         previous, discount = pending[role][slot]
                         transitions[role].add(previous, 0.0, _seen(choice), False, discount)
-                    pending[role][slot] = (choice, GAMMA ** counts[role][slot])
+                    pending[role][slot] = (choice, learners[role].spec["gamma"] ** counts[role][slot])
                     counts[role][slot] += 1
                 batch.apply(slots, acts)
             for role in roles:
@@ -214,23 +244,7 @@ def train(
     except KeyboardInterrupt as stop:
         interrupted = stop
     seconds = time.perf_counter() - start
-    if bar is not None:
-        bar.close()
-    done = np.array(finished_order, np.int8)
-    result_wins = done if interrupted else wins
-    best_average, best_episode, best_state = best
-    trained = setup
-    if out is not None:
-        out = Path(out)
-        final = {role: learner.state_dict() for role, learner in learners.items()}
-        save_checkpoint(learners, setup, final, out / "final")
-        trained = save_checkpoint(learners, setup, best_state or final, out)
-    result = TrainingResult(trained, result_wins, window, seconds, best_average, best_episode, out, bool(interrupted))
-    if out is not None:
-        result.write_curve(out / "curve.csv")
-    if interrupted is not None:
-        raise Interrupted.of(interrupted, result)
-    return result
+    return learners, np.array(finished_order, np.int8) if interrupted else wins, best, seconds, interrupted
 
 
 def _track_best(finished: list[int], window: int, learners: dict, best: tuple) -> tuple:

@@ -1,0 +1,182 @@
+"""ppo-<space>: masked PPO over one of the game's action spaces, trained by sb3-contrib's ``MaskablePPO`` (used as
+a library) on the game's Gymnasium environment (``agents.environments.GameEnv``).
+
+The learner's role plays against the other roles of its setup; in a two-player
+game it plays both seats at once (one environment per seat in one vectorised
+environment), so one network learns to play first and second. Where the
+setup's other seat is an untrained ``ppo`` agent too, the training is
+self-play: that seat plays the learner's own policy as it was at the end of
+the last rollout (``SelfPlay``). A budget is of episodes, as for the other
+algorithms; the curve, the best checkpoint by moving win rate, pruning by the
+curve and the interrupt behave as ``agents.learning.train`` describes. Training
+deals come from the environments' own generators, seeded from the training
+seed: not the evaluation's deals.
+
+Acting (``PPOLearner``, a role of any setup): the policy's probabilities over
+the legal indices, the most probable ("greedy") or a draw by the decision's
+uniform number ("sample"), as the other learners act.
+"""
+
+from __future__ import annotations
+
+import copy
+import time
+from collections.abc import Callable
+
+import numpy as np
+import torch
+
+from agents.learning.learner import IndexLearner, categorical
+from agents.setup import Setup
+from agents.specs import SpecError
+from gamecore.rng import derive_seed
+
+
+def _sb3_contrib():
+    try:
+        import sb3_contrib
+    except ImportError:
+        raise SpecError('algo ppo-*: sb3-contrib is not installed; pip install -e ".[ppo]" (sb3-contrib\'s '
+                        "MaskablePPO)") from None
+    return sb3_contrib
+
+
+def policy_kwargs(spec) -> dict:
+    """The policy's network: ``layers`` hidden ReLU layers of ``neurons`` units for the actor and the critic."""
+    return {"net_arch": [spec["neurons"]] * spec["layers"], "activation_fn": torch.nn.ReLU}
+
+
+class PPOLearner(IndexLearner):
+    """A trained MaskablePPO policy deciding a role (its weights: ``{"policy": state_dict}``)."""
+
+    def __init__(self, role, spec, seed):
+        super().__init__(role, spec, seed)
+        import gymnasium
+
+        from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+
+        _sb3_contrib()
+        observations = gymnasium.spaces.Box(-np.inf, np.inf, (self.obs_size,), np.float32)
+        self.policy = MaskableActorCriticPolicy(observations, gymnasium.spaces.Discrete(self.n_actions),
+                                                lambda _: spec["lr"], **policy_kwargs(spec))
+        self.modules = {"policy": self.policy}
+
+    def choose(self, states, uniforms, mode):
+        obs, legal = self.encode(states), self.legal(states)
+        with torch.no_grad():
+            probs = self.policy.get_distribution(torch.from_numpy(obs), legal).distribution.probs.numpy()
+        index = probs.argmax(1) if mode == "greedy" else categorical(probs, uniforms[:, 0])
+        return self.decode(states, index), {"obs": obs, "mask": legal, "index": index}
+
+    def learn(self, choices, reward, after, done, discount):
+        raise SpecError("ppo learns from whole rollouts (agents.learning.ppo.train_ppo), not one transition")
+
+
+def train_ppo(setup: Setup, options: dict, roles: list[str], episodes: int, seed: int, envs: int,
+              window: int, bar, on_window: Callable[[int, float], None] | None):
+    """Train the ``ppo`` agent of ``setup``'s first trained role (see the module docstring); returns (learner,
+    wins in episode order, best (moving win rate, episode, weights by role), seconds, the KeyboardInterrupt that
+    stopped it or None)."""
+    from stable_baselines3.common.callbacks import BaseCallback
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
+    from agents.environments import GameEnv
+
+    MaskablePPO = _sb3_contrib().MaskablePPO
+    game, role = setup.game, roles[0]
+    index = setup.roles.index(role)
+    spec = setup.agents[index]
+    if len({setup.agents[setup.roles.index(r)] for r in roles}) > 1:
+        raise SpecError(f"setup {setup.short_name!r}: ppo trains one policy; its roles {', '.join(roles)} must have "
+                        "the same parameters (self-play)")
+    learner = PPOLearner(role, spec, int(derive_seed(np.uint64(seed), np.uint64(0))))
+    encoder, space = game.encoders[learner.encoding].name, game.action_spaces[learner.space].name
+    seats = list(game.roles) if game.by_seat else [role]
+    self_play = SelfPlay(learner) if len(roles) > 1 else None
+
+    def environment(seat: str, k: int):
+        opponents = setup if seat == role else setup.swapped()
+        return lambda: GameEnv(game, seat, opponents, encoder, space, options)
+
+    vector = DummyVecEnv([environment(seat, k) for k in range(envs) for seat in seats])
+    vector.seed(int(derive_seed(np.uint64(seed), np.uint64(1))) % 2**32)
+    if self_play is not None:
+        self_play.attach(vector)
+    p = spec.as_dict()
+    model = MaskablePPO("MlpPolicy", vector, learning_rate=p["lr"], n_steps=p["n_steps"],
+                        batch_size=p["batch_size"], n_epochs=p["n_epochs"], gamma=p["gamma"],
+                        gae_lambda=p["gae_lambda"], ent_coef=p["ent_coef"], clip_range=p["clip_range"],
+                        policy_kwargs=policy_kwargs(spec), seed=int(derive_seed(np.uint64(seed), np.uint64(2))) % 2**32,
+                        device="cpu", verbose=0)
+    curve = Curve(episodes, window, model, roles, bar, on_window)
+
+    class Progress(BaseCallback):
+        def _on_step(self) -> bool:
+            for done, reward in zip(self.locals["dones"], self.locals["rewards"]):
+                if done:
+                    curve.add(reward > 0)
+            return len(curve.wins) < episodes
+
+        def _on_rollout_end(self) -> None:
+            if self_play is not None:
+                self_play.refresh(model.policy)
+
+    start, interrupted = time.perf_counter(), None
+    try:
+        model.learn(total_timesteps=2**62, callback=Progress())
+    except KeyboardInterrupt as stop:
+        interrupted = stop
+    learner.policy.load_state_dict(model.policy.state_dict())
+    return learner, np.array(curve.wins, np.int8), curve.best, time.perf_counter() - start, interrupted
+
+
+class Curve:
+    """The episodes' wins as they finish, the best moving win rate with its weights, progress and pruning."""
+
+    def __init__(self, episodes: int, window: int, model, roles: list[str], bar, on_window):
+        self.episodes, self.window, self.model, self.roles = episodes, window, model, roles
+        self.bar, self.on_window = bar, on_window
+        self.wins: list[int] = []
+        self.best = (-1.0, -1, None)
+
+    def add(self, won: bool) -> None:
+        if len(self.wins) >= self.episodes:  # environments that finish together beyond the budget
+            return
+        self.wins.append(int(won))
+        n = len(self.wins)
+        if n >= self.window:
+            average = float(np.mean(self.wins[-self.window:]))
+            if average > self.best[0]:
+                state = {"policy": copy.deepcopy(self.model.policy.state_dict())}
+                self.best = (average, n, dict.fromkeys(self.roles, state))
+            if self.on_window is not None and n % self.window == 0:
+                self.on_window(n, average)
+        if self.bar is not None:
+            self.bar.update(1)
+            if n % 100 == 0:
+                self.bar.set_postfix(win=f"{100 * np.mean(self.wins[-self.window:]):.1f}%")
+
+
+class SelfPlay:
+    """The other seat plays the learner's own policy, refreshed at the end of every rollout."""
+
+    def __init__(self, learner: PPOLearner):
+        self.learner, self.opponents = learner, []
+
+    def attach(self, vector) -> None:
+        """The opponents' ppo agents inside the environments (their Python agents at the other seat)."""
+        for env in vector.envs:
+            self.opponents += [agent for _, agent in env.unwrapped.match.python_agents.values()
+                               if isinstance(agent, PPOLearner)]
+
+    def refresh(self, policy) -> None:
+        state = policy.state_dict()
+        for opponent in self.opponents:
+            opponent.policy.load_state_dict(state)
+
+
+def is_ppo(spec) -> bool:
+    return spec.kind.trained and spec["algo"].startswith("ppo-")
+
+
+__all__ = ["PPOLearner", "is_ppo", "train_ppo"]
