@@ -229,7 +229,7 @@ def test_lotr_eval_with_a_directory_as_weights_is_one_line(capsys, tmp_path):
         ("encoding = 9", "questing.encoding = 9 is invalid; expected an integer in [0, 4]"),
         ('neurons = "many"', "questing.neurons = 'many' is invalid; expected an integer in [1, 4096]"),
         ("neurons = 2.5", "questing.neurons = 2.5 is invalid; expected an integer in [1, 4096]"),
-        ('algo = "sarsa"', "questing.algo = 'sarsa' is invalid; expected one of q-macro, ac-macro, ac-direct"),
+        ('algo = "sarsa"', "questing.algo = 'sarsa' is invalid; expected one of q-macro, ac-macro, ppo-macro, ac-direct"),
     ],
 )
 def test_bad_rl_parameters_in_a_configuration_file_are_one_line(capsys, tmp_path, line, expected):

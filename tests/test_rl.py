@@ -169,7 +169,7 @@ def test_rl_setup_errors_are_one_line(capsys, tmp_path):
     with pytest.raises(SpecError, match="has no rl role"):
         train("random-mcts-random", {"difficulty": "easy"}, episodes=5)
     code, out, err = run_cli(capsys, "train", "--setup", "random-rl-random", "--algo", "sarsa", "--episodes", "5")
-    assert code == 2 and "algo = 'sarsa' is invalid; expected one of q-macro, ac-macro, ac-direct" in err
+    assert code == 2 and "algo = 'sarsa' is invalid; expected one of q-macro, ac-macro, ppo-macro, ac-direct" in err
     assert len(err.strip().splitlines()) == 1
     code, out, err = run_cli(capsys, "train", "--setup", "random-rl-random", "--lr", "2", "--episodes", "5")
     assert code == 2 and "questing.lr = 2 is invalid" in err
