@@ -51,11 +51,11 @@ class PPOLearner(IndexLearner):
 
     def __init__(self, role, spec, seed):
         super().__init__(role, spec, seed)
+        _sb3_contrib()
         import gymnasium
 
         from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
-        _sb3_contrib()
         observations = gymnasium.spaces.Box(-np.inf, np.inf, (self.obs_size,), np.float32)
         self.policy = MaskableActorCriticPolicy(observations, gymnasium.spaces.Discrete(self.n_actions),
                                                 lambda _: spec["lr"], **policy_kwargs(spec))
