@@ -28,6 +28,7 @@ from carcassonne_sim.tiles import (
     MAX_SEGMENTS,
     MONASTERY,
     MONASTERY_SEGMENT,
+    N_PORTS,
     N_ROTATIONS,
     N_SEGMENTS,
     N_STACK,
@@ -50,6 +51,8 @@ BOARD = N_TILES + 2  # the torus side: 72 tiles and the open positions at both e
 OFFSET = 2 * BOARD  # added to a coordinate (|x| <= 72) before the modulo
 N_CELLS = BOARD * BOARD
 N_NODES = N_TILES * MAX_SEGMENTS
+ROOT_BITS, ROOT_MASK = 10, 1023  # a union-find node in 10 bits, as claimable packs them
+assert N_NODES <= ROOT_MASK + 1
 MAX_FRONTIER = 2 * N_TILES + 2  # the most open positions around n placed tiles is 2 n + 2
 REACH = N_TILES  # |x| and |y| of any position
 DX = np.array([0, 1, 0, -1], np.int64)  # sides N E S W; y grows northwards
@@ -247,12 +250,24 @@ def place(S, f, t, r):
     return i
 
 
+@inline_kernel
+def packed_root(low, high, port):
+    """The root ``claimable`` packed for ``port``: 10 bits each, ports 0-5 in ``low``, 6-11 in ``high``."""
+    word = low if port < 6 else high
+    return (word >> (ROOT_BITS * (port % 6))) & ROOT_MASK
+
+
 @kernel
 def claimable(S, f, t, r):
-    """The segments of tile type ``t`` at rotation ``r`` on open position ``f`` whose features, joined to the
-    neighbours', hold no meeple (bit s for segment s). Changes nothing."""
-    free = (np.int64(1) << N_SEGMENTS[t]) - 1
+    """The segments of tile type ``t`` at rotation ``r`` on open position ``f`` whose features, once the tile is
+    placed, hold no meeple (bit s for segment s). Changes nothing.
+
+    A segment's feature after placement holds the neighbours' features it touches and, through them, the tile's
+    other segments that touch them too, and so on: a field touching only free fields is claimed when one of them
+    wraps around to another field of the tile that touches a claimed one. So the neighbours' roots seen from each
+    port (packed in two words) link the tile's segments, and a claim spreads along those links."""
     x, y = S[FRONT_X + f], S[FRONT_Y + f]
+    present, low, high, claimed = np.int64(0), np.int64(0), np.int64(0), np.int64(0)
     for side in range(4):
         j = tile_at(S, x + DX[side], y + DY[side]) - 1
         if j < 0:
@@ -261,12 +276,31 @@ def claimable(S, f, t, r):
         theirs = 3 * ((side + 2) % 4)
         road = EDGE[t, r, side] == EDGE_ROAD
         for k in range(3):
-            if k != 1 and not road:
+            if k != 1 and not road:  # a city or field side is one segment on each tile: its middle port stands for it
                 continue
-            b = MAX_SEGMENTS * j + PORT_SEGMENT[u, q, theirs + 2 - k]
-            if S[MEEPLES + root_of(S, b)] != 0:
-                free &= ~(np.int64(1) << PORT_SEGMENT[t, r, 3 * side + k])
-    return free
+            port = 3 * side + k
+            root = root_of(S, MAX_SEGMENTS * j + PORT_SEGMENT[u, q, theirs + 2 - k])
+            present |= np.int64(1) << port
+            if port < 6:
+                low |= root << (ROOT_BITS * port)
+            else:
+                high |= root << (ROOT_BITS * (port - 6))
+            if S[MEEPLES + root] != 0:
+                claimed |= np.int64(1) << PORT_SEGMENT[t, r, port]
+    spreading = claimed != 0
+    while spreading:
+        spreading = False
+        for p in range(N_PORTS):
+            s = PORT_SEGMENT[t, r, p]
+            if not (present >> p) & 1 or (claimed >> s) & 1:
+                continue
+            for o in range(N_PORTS):
+                if ((present >> o) & 1 and (claimed >> PORT_SEGMENT[t, r, o]) & 1
+                        and packed_root(low, high, o) == packed_root(low, high, p)):
+                    claimed |= np.int64(1) << s
+                    spreading = True
+                    break
+    return ((np.int64(1) << N_SEGMENTS[t]) - 1) & ~claimed
 
 
 @kernel
