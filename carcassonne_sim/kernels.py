@@ -20,6 +20,7 @@ import numpy as np
 from carcassonne_sim.tiles import (
     CANONICAL,
     CITY,
+    COUNTS,
     EDGE,
     EDGE_CITY,
     EDGE_ROAD,
@@ -53,6 +54,8 @@ N_CELLS = BOARD * BOARD
 N_NODES = N_TILES * MAX_SEGMENTS
 ROOT_BITS, ROOT_MASK = 10, 1023  # a union-find node in 10 bits, as claimable packs them
 assert N_NODES <= ROOT_MASK + 1
+COUNT_BITS, COUNT_MASK, COUNT_TYPES = 4, 15, 12  # the copies of a tile type in 4 bits, 12 types a word (lay_out)
+assert COUNTS.max() <= COUNT_MASK and N_TYPES <= 2 * COUNT_TYPES
 MAX_FRONTIER = 2 * N_TILES + 2  # the most open positions around n placed tiles is 2 n + 2
 REACH = N_TILES  # |x| and |y| of any position
 DX = np.array([0, 1, 0, -1], np.int64)  # sides N E S W; y grows northwards
@@ -669,10 +672,39 @@ def copy_used(dst, src):
         dst[c] = src[c]
 
 
+@inline_kernel
+def count_field(low, high, t):
+    """The copies of tile type ``t`` counted by ``lay_out``: 4 bits a type, types 0-11 in ``low``, 12-23 in
+    ``high``."""
+    word = low if t < COUNT_TYPES else high
+    return (word >> (COUNT_BITS * (t % COUNT_TYPES))) & COUNT_MASK
+
+
+@kernel
+def lay_out(S, start, stop):
+    """Put the tiles ``ORDER[start:stop]`` in order of type: the same order whatever order they were in."""
+    low, high = np.int64(0), np.int64(0)
+    for k in range(start, stop):
+        t = S[ORDER + k]
+        if t < COUNT_TYPES:
+            low += np.int64(1) << (COUNT_BITS * t)
+        else:
+            high += np.int64(1) << (COUNT_BITS * (t - COUNT_TYPES))
+    k = start
+    for t in range(N_TYPES):
+        for _ in range(count_field(low, high, t)):
+            S[ORDER + k] = t
+            k += 1
+
+
 @kernel
 def determinize(S, player, rs):
-    """Re-draw the order of the stack: every tile not yet drawn, but those returned to its bottom."""
-    shuffle(S, S[TOP], N_STACK - S[KNOWN_BOTTOM], rs)
+    """Re-draw the order of the stack from what ``player`` sees: the tiles not yet drawn, but those returned to its
+    bottom in sight, laid out by type (a canonical order that forgets the true one) and shuffled by ``rs``. So a
+    search's determinizations, and its decision, depend on the information set and its stream only."""
+    start, stop = S[TOP], N_STACK - S[KNOWN_BOTTOM]
+    lay_out(S, start, stop)
+    shuffle(S, start, stop, rs)
 
 
 @kernel
