@@ -123,6 +123,10 @@ RANK_OF_KIND = np.array([0, 2, 4, 1], np.int64)  # the move order of a meeple on
 RANK_NO_MEEPLE = 3
 ONES = np.ones(N_TYPES)
 DECISION, CHANCE = np.int64(0), np.int64(1)  # the kinds of Star2.5's nodes
+# Star2.5's counts of its work (star25_counting): decision nodes expanded (legal actions listed), actions played (a
+# child state made), chance nodes expanded, tiles drawn at them (a child state made), states evaluated (Eq. 4)
+COUNT_DECISIONS, COUNT_PLAYED, COUNT_CHANCE, COUNT_DRAWN, COUNT_EVALUATED = range(5)
+N_COUNTS = 5
 ALL = np.int64(MAX_CANDIDATES)  # a decision node's children searched: all
 
 
@@ -960,6 +964,7 @@ def draw_type(S, t):
 def evaluation(S, me, W):
     """Eq. 4 for player ``me`` on the virtual scores of ``S``, clamped to [LOWEST, HIGHEST]."""
     marks, points = W[6], W[7]
+    W[9][COUNT_EVALUATED] += 1
     virtual_scores(S, marks, points)
     return min(HIGHEST, max(LOWEST, float(points[me] - points[1 - me])))
 
@@ -970,6 +975,7 @@ def outcome(W, d, t):
     child = W[0][d + 1]
     copy_used(child, W[1][d])
     draw_type(child, t)
+    W[9][COUNT_DRAWN] += 1
 
 
 @kernel
@@ -995,6 +1001,7 @@ def star_node(W, d, plies, probing, me, alpha, beta, limit, kind):
         if A[TOP] == N_STACK:  # the draw ends the game: the virtual scores are the final ones
             return evaluation(A, me, W)
         weights, bounds = W[4][d], W[5][d]
+        W[9][COUNT_CHANCE] += 1
         total = chance_weights(A, weights)
         if total == 0:  # no undrawn tile fits: the draw brings the bottom's tiles back in public order, or ends
             copy_used(W[0][d + 1], A)
@@ -1043,12 +1050,14 @@ def star_node(W, d, plies, probing, me, alpha, beta, limit, kind):
     if S[OVER] != 0:
         return evaluation(S, me, W)
     n = ordered_options(S, acts[d], order[d])
+    W[9][COUNT_DECISIONS] += 1
     maximize = S[TO_MOVE] == me
     value = -np.inf if maximize else np.inf
     for k in range(min(n, limit)):
         A = after[d]
         copy_used(A, S)
         play(A, acts[d, order[d, k]])
+        W[9][COUNT_PLAYED] += 1
         if d + 1 == plies:
             v = evaluation(A, me, W)
         else:
@@ -1068,10 +1077,17 @@ def star_node(W, d, plies, probing, me, alpha, beta, limit, kind):
 def star25(S, plies, probing, act):
     """Star2.5 for the player to move over ``plies`` decision levels with the probing factor ``probing``: fill
     ``act`` with its choice (the first best in the move order) and return its value."""
+    return star25_counting(S, plies, probing, act, np.zeros(N_COUNTS, np.int64))
+
+
+@allocating
+def star25_counting(S, plies, probing, act, counts):
+    """``star25``, adding its work to ``counts`` (``COUNT_DECISIONS`` ...: the nodes it expanded, the child states it
+    made, the states it evaluated), the measure of its search cost that does not depend on the machine."""
     W = (np.empty((plies, STATE_SIZE), np.int64), np.empty((plies, STATE_SIZE), np.int64),
          np.empty((plies, MAX_CANDIDATES, ACTION_SIZE), np.int64), np.empty((plies, MAX_CANDIDATES), np.int64),
          np.empty((plies, N_TYPES), np.int64), np.empty((plies, N_TYPES)), np.zeros(N_NODES + 1, np.int64),
-         np.empty(2, np.int64), np.zeros(plies, np.int64))
+         np.empty(2, np.int64), np.zeros(plies, np.int64), counts)
     for d in range(plies):  # every work state a state, as copy_used needs
         copy(W[0][d], S)
         copy(W[1][d], S)

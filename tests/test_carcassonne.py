@@ -447,6 +447,23 @@ def test_star25_finds_the_expectimax_value():
     assert checked >= 8
 
 
+def test_star25_counts_its_work_without_changing_its_choice():
+    """One decision level plays and evaluates each legal action once; two add a chance node under each action that
+    is not cut, each drawing tiles into decision nodes (the measure of benchmarks/bench_carcassonne_star25_depth.py)."""
+    state = CarcassonneState(4)
+    S, n = state.core_state(), len(state.legal_actions())
+    for plies in (1, 2):
+        counts = np.zeros(K.N_COUNTS, np.int64)
+        act, plain = np.empty(K.ACTION_SIZE, np.int64), np.empty(K.ACTION_SIZE, np.int64)
+        value = K.star25_counting(S, plies, K.STAR25_PROBING, act, counts)
+        assert K.star25(S, plies, K.STAR25_PROBING, plain) == value and np.array_equal(act, plain)
+        if plies == 1:
+            assert counts.tolist() == [1, n, 0, 0, n]
+        else:
+            assert counts[K.COUNT_PLAYED] > n and 0 < counts[K.COUNT_CHANCE] <= n
+            assert counts[K.COUNT_DRAWN] >= counts[K.COUNT_CHANCE] and counts[K.COUNT_DECISIONS] > 1
+
+
 def test_star25_move_order_is_city_monastery_road_none_field():
     a, d = LETTERS.index("A"), LETTERS.index("D")  # A: monastery, road, field; D: city, road, two fields
     on_d = {int(KIND[d, s]): s for s in range(int(N_SEGMENTS[d]))}
