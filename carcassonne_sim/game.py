@@ -8,8 +8,8 @@ from typing import Any
 import numpy as np
 
 from carcassonne_sim import kernels as K
-from carcassonne_sim.tiles import KIND_NAMES, LETTERS, MAX_SEGMENTS, N_SEGMENTS, segment_name
 from carcassonne_sim.published import EXPLORATION, PUBLISHED, ROLLOUTS_PER_STEP
+from carcassonne_sim.tiles import KIND_NAMES, LETTERS, MAX_SEGMENTS, N_SEGMENTS, segment_name
 from gamecore.interface import Game, Preset
 from gamecore.params import SpecError
 from gamecore.state import FlatState
@@ -178,10 +178,11 @@ class CarcassonneState(FlatState):
 
 
 def twm(records: np.ndarray, player: int) -> np.ndarray:
-    """Turns with meeples (the paper's Eq. 5): the share of a player's turns after his 7th that began with a
-    meeple in hand (the first 7 always do): (T_m - 7) / (turns - 7), 29 and 28 turns in a full game."""
+    """Turns with meeples (the paper's Eq. 5): T_m / (turns - 7), T_m the player's turns begun with a meeple in hand
+    (his first 7 always are) over his turns that could begin without one, 29 and 28 in a full game; 1.24 at most.
+    The reading whose values are the paper's (docs/carcassonne-rules.md, "Metrics")."""
     turns = records[:, K.REC_TURNS + player] - K.MEEPLES_EACH
-    return np.where(turns > 0, (records[:, K.REC_TWM + player] - K.MEEPLES_EACH) / np.maximum(turns, 1), 1.0)
+    return np.where(turns > 0, records[:, K.REC_TWM + player] / np.maximum(turns, 1), 1.0)
 
 
 SEATS = ("first", "second")

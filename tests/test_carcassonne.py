@@ -594,6 +594,32 @@ def test_the_papers_agents_are_presets_of_the_generic_search():
         AgentSpec.make("mcts", game="loveletter", reward="margin")
 
 
+def test_twm_counts_every_turn_with_a_meeple_over_the_turns_after_the_seventh():
+    from carcassonne_sim.game import twm
+
+    records = np.zeros((2, K.N_RECORD), np.int64)
+    records[:, K.REC_TURNS], records[:, K.REC_TURNS + 1] = 36, 35
+    records[:, K.REC_TWM], records[:, K.REC_TWM + 1] = (14, 36), (7, 35)
+    assert twm(records, 0).tolist() == [14 / 29, 36 / 29] and twm(records, 1).tolist() == [7 / 28, 35 / 28]
+
+
+@pytest.mark.slow
+def test_twm_gives_the_papers_value_for_star25_against_the_random_agent():
+    """Eq. 5 is lost in the paper's text: of the readings (benchmarks/bench_carcassonne_eq5.py), T_m / (turns - 7)
+    gives its Table V figure for Star2.5, second against RA (0.47), within our 95% interval, where the share of the
+    turns after the 7th, (T_m - 7) / (turns - 7), gives half of it."""
+    from carcassonne_sim.game import twm
+    from carcassonne_sim.published import TABLE5
+
+    records = evaluate_setup(Setup.parse("star25-random", "carcassonne"), games=50, seed=3000017,
+                             seats="second").records
+    values = twm(records, 1)
+    half = 1.96 * values.std(ddof=1) / np.sqrt(values.size)
+    assert abs(values.mean() - TABLE5["star25"][3]) < half
+    after7 = (records[:, K.REC_TWM + 1] - 7) / (records[:, K.REC_TURNS + 1] - 7)
+    assert abs(after7.mean() - TABLE5["star25"][3]) > 5 * half
+
+
 def test_each_seat_keeps_its_own_measures_and_the_agent_its_margin():
     result = evaluate_setup(Setup.parse("random-random", "carcassonne"), games=6, seed=5, seats="both")
     first, second = (result.seats[seat]["metrics"] for seat in ("first", "second"))
