@@ -9,10 +9,10 @@ import numpy as np
 
 from carcassonne_sim import kernels as K
 from carcassonne_sim.encoding import ENCODING_SIZE, MAX_SCORE_FEATURE, N_DIRECT
-from carcassonne_sim.tiles import KIND_NAMES, LETTERS, MAX_SEGMENTS, N_SEGMENTS, segment_name
 from carcassonne_sim.published import EXPLORATION, PUBLISHED, ROLLOUTS_PER_STEP
-from gamecore.interface import ActionSpace, Encoder, Game, Preset
+from carcassonne_sim.tiles import KIND_NAMES, LETTERS, MAX_SEGMENTS, N_SEGMENTS, segment_name
 from gamecore.errors import IllegalActionError
+from gamecore.interface import ActionSpace, Encoder, Game, Preset
 from gamecore.state import FlatState
 
 EDGE_NAMES = {1: "field", 2: "road", 3: "city"}
@@ -175,10 +175,11 @@ class CarcassonneState(FlatState):
 
 
 def twm(records: np.ndarray, player: int) -> np.ndarray:
-    """Turns with meeples (the paper's Eq. 5): the share of a player's turns after his 7th that began with a
-    meeple in hand (the first 7 always do): (T_m - 7) / (turns - 7), 29 and 28 turns in a full game."""
+    """Turns with meeples (the paper's Eq. 5): T_m / (turns - 7), T_m the player's turns begun with a meeple in hand
+    (his first 7 always are) over his turns that could begin without one, 29 and 28 in a full game; 1.24 at most.
+    The reading whose values are the paper's (docs/carcassonne-rules.md, "Metrics")."""
     turns = records[:, K.REC_TURNS + player] - K.MEEPLES_EACH
-    return np.where(turns > 0, (records[:, K.REC_TWM + player] - K.MEEPLES_EACH) / np.maximum(turns, 1), 1.0)
+    return np.where(turns > 0, records[:, K.REC_TWM + player] / np.maximum(turns, 1), 1.0)
 
 
 SEATS = ("first", "second")

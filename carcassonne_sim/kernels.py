@@ -20,6 +20,7 @@ import numpy as np
 from carcassonne_sim.tiles import (
     CANONICAL,
     CITY,
+    COUNTS,
     EDGE,
     EDGE_CITY,
     EDGE_ROAD,
@@ -28,6 +29,7 @@ from carcassonne_sim.tiles import (
     MAX_SEGMENTS,
     MONASTERY,
     MONASTERY_SEGMENT,
+    N_PORTS,
     N_ROTATIONS,
     N_SEGMENTS,
     N_STACK,
@@ -50,6 +52,10 @@ BOARD = N_TILES + 2  # the torus side: 72 tiles and the open positions at both e
 OFFSET = 2 * BOARD  # added to a coordinate (|x| <= 72) before the modulo
 N_CELLS = BOARD * BOARD
 N_NODES = N_TILES * MAX_SEGMENTS
+ROOT_BITS, ROOT_MASK = 10, 1023  # a union-find node in 10 bits, as claimable packs them
+assert N_NODES <= ROOT_MASK + 1
+COUNT_BITS, COUNT_MASK, COUNT_TYPES = 4, 15, 12  # the copies of a tile type in 4 bits, 12 types a word (lay_out)
+assert COUNTS.max() <= COUNT_MASK and N_TYPES <= 2 * COUNT_TYPES
 MAX_FRONTIER = 2 * N_TILES + 2  # the most open positions around n placed tiles is 2 n + 2
 REACH = N_TILES  # |x| and |y| of any position
 DX = np.array([0, 1, 0, -1], np.int64)  # sides N E S W; y grows northwards
@@ -117,6 +123,10 @@ RANK_OF_KIND = np.array([0, 2, 4, 1], np.int64)  # the move order of a meeple on
 RANK_NO_MEEPLE = 3
 ONES = np.ones(N_TYPES)
 DECISION, CHANCE = np.int64(0), np.int64(1)  # the kinds of Star2.5's nodes
+# Star2.5's counts of its work (star25_counting): decision nodes expanded (legal actions listed), actions played (a
+# child state made), chance nodes expanded, tiles drawn at them (a child state made), states evaluated (Eq. 4)
+COUNT_DECISIONS, COUNT_PLAYED, COUNT_CHANCE, COUNT_DRAWN, COUNT_EVALUATED = range(5)
+N_COUNTS = 5
 ALL = np.int64(MAX_CANDIDATES)  # a decision node's children searched: all
 
 
@@ -247,12 +257,24 @@ def place(S, f, t, r):
     return i
 
 
+@inline_kernel
+def packed_root(low, high, port):
+    """The root ``claimable`` packed for ``port``: 10 bits each, ports 0-5 in ``low``, 6-11 in ``high``."""
+    word = low if port < 6 else high
+    return (word >> (ROOT_BITS * (port % 6))) & ROOT_MASK
+
+
 @kernel
 def claimable(S, f, t, r):
-    """The segments of tile type ``t`` at rotation ``r`` on open position ``f`` whose features, joined to the
-    neighbours', hold no meeple (bit s for segment s). Changes nothing."""
-    free = (np.int64(1) << N_SEGMENTS[t]) - 1
+    """The segments of tile type ``t`` at rotation ``r`` on open position ``f`` whose features, once the tile is
+    placed, hold no meeple (bit s for segment s). Changes nothing.
+
+    A segment's feature after placement holds the neighbours' features it touches and, through them, the tile's
+    other segments that touch them too, and so on: a field touching only free fields is claimed when one of them
+    wraps around to another field of the tile that touches a claimed one. So the neighbours' roots seen from each
+    port (packed in two words) link the tile's segments, and a claim spreads along those links."""
     x, y = S[FRONT_X + f], S[FRONT_Y + f]
+    present, low, high, claimed = np.int64(0), np.int64(0), np.int64(0), np.int64(0)
     for side in range(4):
         j = tile_at(S, x + DX[side], y + DY[side]) - 1
         if j < 0:
@@ -261,12 +283,31 @@ def claimable(S, f, t, r):
         theirs = 3 * ((side + 2) % 4)
         road = EDGE[t, r, side] == EDGE_ROAD
         for k in range(3):
-            if k != 1 and not road:
+            if k != 1 and not road:  # a city or field side is one segment on each tile: its middle port stands for it
                 continue
-            b = MAX_SEGMENTS * j + PORT_SEGMENT[u, q, theirs + 2 - k]
-            if S[MEEPLES + root_of(S, b)] != 0:
-                free &= ~(np.int64(1) << PORT_SEGMENT[t, r, 3 * side + k])
-    return free
+            port = 3 * side + k
+            root = root_of(S, MAX_SEGMENTS * j + PORT_SEGMENT[u, q, theirs + 2 - k])
+            present |= np.int64(1) << port
+            if port < 6:
+                low |= root << (ROOT_BITS * port)
+            else:
+                high |= root << (ROOT_BITS * (port - 6))
+            if S[MEEPLES + root] != 0:
+                claimed |= np.int64(1) << PORT_SEGMENT[t, r, port]
+    spreading = claimed != 0
+    while spreading:
+        spreading = False
+        for p in range(N_PORTS):
+            s = PORT_SEGMENT[t, r, p]
+            if not (present >> p) & 1 or (claimed >> s) & 1:
+                continue
+            for o in range(N_PORTS):
+                if ((present >> o) & 1 and (claimed >> PORT_SEGMENT[t, r, o]) & 1
+                        and packed_root(low, high, o) == packed_root(low, high, p)):
+                    claimed |= np.int64(1) << s
+                    spreading = True
+                    break
+    return ((np.int64(1) << N_SEGMENTS[t]) - 1) & ~claimed
 
 
 @kernel
@@ -635,10 +676,39 @@ def copy_used(dst, src):
         dst[c] = src[c]
 
 
+@inline_kernel
+def count_field(low, high, t):
+    """The copies of tile type ``t`` counted by ``lay_out``: 4 bits a type, types 0-11 in ``low``, 12-23 in
+    ``high``."""
+    word = low if t < COUNT_TYPES else high
+    return (word >> (COUNT_BITS * (t % COUNT_TYPES))) & COUNT_MASK
+
+
+@kernel
+def lay_out(S, start, stop):
+    """Put the tiles ``ORDER[start:stop]`` in order of type: the same order whatever order they were in."""
+    low, high = np.int64(0), np.int64(0)
+    for k in range(start, stop):
+        t = S[ORDER + k]
+        if t < COUNT_TYPES:
+            low += np.int64(1) << (COUNT_BITS * t)
+        else:
+            high += np.int64(1) << (COUNT_BITS * (t - COUNT_TYPES))
+    k = start
+    for t in range(N_TYPES):
+        for _ in range(count_field(low, high, t)):
+            S[ORDER + k] = t
+            k += 1
+
+
 @kernel
 def determinize(S, player, rs):
-    """Re-draw the order of the stack: every tile not yet drawn, but those returned to its bottom."""
-    shuffle(S, S[TOP], N_STACK - S[KNOWN_BOTTOM], rs)
+    """Re-draw the order of the stack from what ``player`` sees: the tiles not yet drawn, but those returned to its
+    bottom in sight, laid out by type (a canonical order that forgets the true one) and shuffled by ``rs``. So a
+    search's determinizations, and its decision, depend on the information set and its stream only."""
+    start, stop = S[TOP], N_STACK - S[KNOWN_BOTTOM]
+    lay_out(S, start, stop)
+    shuffle(S, start, stop, rs)
 
 
 @kernel
@@ -894,6 +964,7 @@ def draw_type(S, t):
 def evaluation(S, me, W):
     """Eq. 4 for player ``me`` on the virtual scores of ``S``, clamped to [LOWEST, HIGHEST]."""
     marks, points = W[6], W[7]
+    W[9][COUNT_EVALUATED] += 1
     virtual_scores(S, marks, points)
     return min(HIGHEST, max(LOWEST, float(points[me] - points[1 - me])))
 
@@ -904,6 +975,7 @@ def outcome(W, d, t):
     child = W[0][d + 1]
     copy_used(child, W[1][d])
     draw_type(child, t)
+    W[9][COUNT_DRAWN] += 1
 
 
 @kernel
@@ -929,6 +1001,7 @@ def star_node(W, d, plies, probing, me, alpha, beta, limit, kind):
         if A[TOP] == N_STACK:  # the draw ends the game: the virtual scores are the final ones
             return evaluation(A, me, W)
         weights, bounds = W[4][d], W[5][d]
+        W[9][COUNT_CHANCE] += 1
         total = chance_weights(A, weights)
         if total == 0:  # no undrawn tile fits: the draw brings the bottom's tiles back in public order, or ends
             copy_used(W[0][d + 1], A)
@@ -977,12 +1050,14 @@ def star_node(W, d, plies, probing, me, alpha, beta, limit, kind):
     if S[OVER] != 0:
         return evaluation(S, me, W)
     n = ordered_options(S, acts[d], order[d])
+    W[9][COUNT_DECISIONS] += 1
     maximize = S[TO_MOVE] == me
     value = -np.inf if maximize else np.inf
     for k in range(min(n, limit)):
         A = after[d]
         copy_used(A, S)
         play(A, acts[d, order[d, k]])
+        W[9][COUNT_PLAYED] += 1
         if d + 1 == plies:
             v = evaluation(A, me, W)
         else:
@@ -1002,10 +1077,17 @@ def star_node(W, d, plies, probing, me, alpha, beta, limit, kind):
 def star25(S, plies, probing, act):
     """Star2.5 for the player to move over ``plies`` decision levels with the probing factor ``probing``: fill
     ``act`` with its choice (the first best in the move order) and return its value."""
+    return star25_counting(S, plies, probing, act, np.zeros(N_COUNTS, np.int64))
+
+
+@allocating
+def star25_counting(S, plies, probing, act, counts):
+    """``star25``, adding its work to ``counts`` (``COUNT_DECISIONS`` ...: the nodes it expanded, the child states it
+    made, the states it evaluated), the measure of its search cost that does not depend on the machine."""
     W = (np.empty((plies, STATE_SIZE), np.int64), np.empty((plies, STATE_SIZE), np.int64),
          np.empty((plies, MAX_CANDIDATES, ACTION_SIZE), np.int64), np.empty((plies, MAX_CANDIDATES), np.int64),
          np.empty((plies, N_TYPES), np.int64), np.empty((plies, N_TYPES)), np.zeros(N_NODES + 1, np.int64),
-         np.empty(2, np.int64), np.zeros(plies, np.int64))
+         np.empty(2, np.int64), np.zeros(plies, np.int64), counts)
     for d in range(plies):  # every work state a state, as copy_used needs
         copy(W[0][d], S)
         copy(W[1][d], S)

@@ -35,9 +35,6 @@ STATES = 40  # decision states checked per game by the slower checks
 SEARCH_BUDGET = 64  # the honesty check's MCTS playouts per decision
 SENTINEL = 7.5  # written past an encoding's end: an encoder that writes beyond its size changes it
 
-DETERMINIZE_FIX = "carcassonne's determinize permutes the true order of the stack, so a search sees it (issue 30); " \
-                  "the fix (a canonical order, branch carcassonne bb4646d) is not on this branch yet"
-NOT_HONEST_YET = {"carcassonne": DETERMINIZE_FIX}
 
 
 @pytest.fixture(params=GAMES)
@@ -242,11 +239,9 @@ def test_determinize_keeps_what_the_player_sees_and_the_legal_actions(game):
     assert changed or game.name == "nim", "determinize never redrew anything"
 
 
-def test_a_search_decides_from_what_the_player_sees_only(game, request):
+def test_a_search_decides_from_what_the_player_sees_only(game):
     """Honesty: the same seed on two states that differ only in what the mover cannot see gives the same choice
     (determinize draws from a canonical order of the hidden items, never from the true one)."""
-    if game.name in NOT_HONEST_YET:
-        request.applymarker(pytest.mark.xfail(reason=NOT_HONEST_YET[game.name], strict=True))
     K = game.kernels
     search = compiled(K)
     row = AgentSpec.make("mcts", game=game, budget=SEARCH_BUDGET, ppn=4).row()

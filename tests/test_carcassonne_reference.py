@@ -1,0 +1,197 @@
+"""Carcassonne's features and legal actions against an independent model of the board.
+
+The model (``Board``) is plain Python written from the tile list (``tiles.TILE_TYPES``: each segment's kind and
+ports, turned by hand) and the board the game shows (``board()``, ``meeples()``, ``supply()``), not from the compiled
+rules' tables or their union-find. Features are the components of a union-find over every placed segment, linked
+port to port across each pair of touching tiles; a candidate placement is judged on the board *after* it: the new
+tile's segments join that union-find, so a feature it connects through any of its segments is one feature.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+from conftest import random_play
+
+from carcassonne_sim import kernels as K
+from carcassonne_sim.game import CarcassonneState, Play
+from carcassonne_sim.tiles import CITY, FIELD, LETTERS, MAX_SEGMENTS, ROAD, TILE_TYPES, segment_name
+
+STEPS = {0: (0, 1), 1: (1, 0), 2: (0, -1), 3: (-1, 0)}  # sides N E S W; y grows northwards
+
+
+def turned(letter: str, rotation: int) -> list[tuple[int, frozenset[int]]]:
+    """The segments of tile ``letter`` turned ``rotation`` quarter turns clockwise: (kind, ports). A quarter turn
+    moves each side's three ports to the next side clockwise."""
+    return [(seg.kind, frozenset((port + 3 * rotation) % 12 for port in seg.ports()))
+            for seg in TILE_TYPES[LETTERS.index(letter)].segments]
+
+
+def side_kind(segments, side: int) -> int:
+    """What a side shows: the kind of the segment at its middle port (a road side has fields on its halves)."""
+    return next(kind for kind, ports in segments if 3 * side + 1 in ports)
+
+
+def facing(port: int) -> int:
+    """The port of the neighbour that touches ``port``: the opposite side, its ports in the reverse order."""
+    side, k = divmod(port, 3)
+    return 3 * ((side + 2) % 4) + 2 - k
+
+
+class UnionFind:
+    def __init__(self, parent=None):
+        self.parent = dict(parent or {})
+
+    def find(self, a):
+        self.parent.setdefault(a, a)
+        while self.parent[a] != a:
+            a = self.parent[a]
+        return a
+
+    def union(self, a, b):
+        self.parent[self.find(a)] = self.find(b)
+
+
+class Board:
+    """The placed tiles of a state, their features and the meeples on them, computed from what the game shows."""
+
+    def __init__(self, state: CarcassonneState):
+        self.tiles = {(x, y): (letter, rotation) for x, y, letter, rotation in state.board()}
+        self.order = [(x, y) for x, y, _, _ in state.board()]
+        self.segments = {at: turned(letter, rotation) for at, (letter, rotation) in self.tiles.items()}
+        self.meeples = {}
+        for x, y, name, player in state.meeples():
+            letter, rotation = self.tiles[x, y]
+            t = LETTERS.index(letter)
+            names = [segment_name(t, rotation, s) for s in range(len(self.segments[x, y]))]
+            self.meeples[(x, y), names.index(name)] = player
+        self.features = UnionFind()
+        for at in self.tiles:
+            self.link(self.features, at, self.segments[at])
+
+    def link(self, features: UnionFind, at, segments) -> None:
+        """Join the segments of the tile at ``at`` with those of its placed neighbours, port to port."""
+        for s in range(len(segments)):
+            features.find((at, s))
+        for port in range(12):
+            side = port // 3
+            near = (at[0] + STEPS[side][0], at[1] + STEPS[side][1])
+            if near in self.segments:
+                mine = next(s for s, (_, ports) in enumerate(segments) if port in ports)
+                theirs = next(s for s, (_, ports) in enumerate(self.segments[near]) if facing(port) in ports)
+                features.union((at, mine), (near, theirs))
+
+    def component_meeples(self, features: UnionFind) -> dict:
+        """Per feature (its root in ``features``): the players' meeples on it."""
+        held: dict = {}
+        for node, player in self.meeples.items():
+            held.setdefault(features.find(node), Counter())[player] += 1
+        return held
+
+    def open_features(self) -> set:
+        """The roots of the roads and cities with a side left open (a side of theirs touching no tile)."""
+        found = set()
+        for at, segments in self.segments.items():
+            for s, (kind, ports) in enumerate(segments):
+                if kind in (CITY, ROAD) and any(3 * side + 1 in ports for side, _ in self.empty_sides(at)):
+                    found.add(self.features.find((at, s)))
+        return found
+
+    def legal_actions(self, letter: str, meeple_in_hand: bool) -> set[Play]:
+        """Every legal action for tile ``letter``: an empty square beside a tile, a rotation whose sides match
+        every neighbour (one per distinct turned tile), and no meeple or one on a segment whose feature, on the
+        board with the tile placed, holds none."""
+        spots = {(x + dx, y + dy) for x, y in self.tiles for dx, dy in STEPS.values()} - set(self.tiles)
+        shapes = {}
+        for rotation in range(4):
+            shape = frozenset(turned(letter, rotation))
+            shapes.setdefault(shape, rotation)
+        t = LETTERS.index(letter)
+        actions = set()
+        for at in spots:
+            for rotation in shapes.values():
+                segments = turned(letter, rotation)
+                if any(side_kind(segments, side) != side_kind(self.segments[near], (side + 2) % 4)
+                       for side, near in self.neighbours(at)):
+                    continue
+                actions.add(Play(*at, rotation))
+                if not meeple_in_hand:
+                    continue
+                after = UnionFind(self.features.parent)
+                self.link(after, at, segments)
+                held = {after.find(node) for node in self.meeples}
+                for s in range(len(segments)):
+                    if after.find((at, s)) not in held:
+                        actions.add(Play(*at, rotation, segment_name(t, rotation, s)))
+        return actions
+
+    def neighbours(self, at):
+        """The sides of square ``at`` that touch a tile, and that tile's square."""
+        for side, (dx, dy) in STEPS.items():
+            if (at[0] + dx, at[1] + dy) in self.tiles:
+                yield side, (at[0] + dx, at[1] + dy)
+
+    def empty_sides(self, at):
+        """The sides of square ``at`` that touch no tile."""
+        for side, (dx, dy) in STEPS.items():
+            if (at[0] + dx, at[1] + dy) not in self.tiles:
+                yield side, (at[0] + dx, at[1] + dy)
+
+
+def node_of(board: Board, at, s: int) -> int:
+    """The compiled rules' union-find node of segment ``s`` of the tile at ``at`` (8 i + s, i its placing order)."""
+    return MAX_SEGMENTS * board.order.index(at) + s
+
+
+def check_position(state: CarcassonneState) -> None:
+    """The compiled features (membership, closed roads and cities, meeples) and legal actions equal the model's."""
+    s = state.core_state()
+    board = Board(state)
+    held, unfinished = board.component_meeples(board.features), board.open_features()
+    roots = {}
+    for at, segments in board.segments.items():
+        for seg, (kind, _) in enumerate(segments):
+            mine = board.features.find((at, seg))
+            theirs = int(K.root_of(s, node_of(board, at, seg)))
+            assert roots.setdefault(mine, theirs) == theirs, f"segment {seg} of the tile at {at} in another feature"
+            if kind in (CITY, ROAD):
+                assert (s[K.OPEN + theirs] == 0) == (mine not in unfinished)
+            if not state.is_over:  # the end scoring clears the counts of the features it scores
+                count = held.get(mine, Counter())
+                assert [int(s[K.MEEPLES + theirs]) & 0xFF, int(s[K.MEEPLES + theirs]) >> 8] == [count[0], count[1]]
+    assert len(set(roots.values())) == len(roots)
+    if not state.is_over:
+        expected = board.legal_actions(state.tile, state.supply()[state.to_move] > 0)
+        listed = state.legal_actions()
+        assert len(listed) == len(set(listed)) and set(listed) == expected
+        for action in expected:
+            assert state.why_illegal(action) is None
+
+
+def test_the_model_turns_tiles_and_faces_ports():
+    assert side_kind(turned("D", 0), 0) == CITY and side_kind(turned("D", 1), 1) == CITY
+    assert [side_kind(turned("V", 1), side) for side in range(4)] == [ROAD, FIELD, FIELD, ROAD]
+    assert facing(0) == 8 and facing(4) == 10 and facing(11) == 3
+    assert len({frozenset(turned("U", r)) for r in range(4)}) == 2 and len({frozenset(turned("C", r))
+                                                                           for r in range(4)}) == 1
+
+
+def test_features_and_legal_actions_agree_with_the_model():
+    checked = 0
+    for n, state in enumerate(random_play(CarcassonneState, 12, seed=3)):
+        if n % 4 == 0:
+            check_position(state)
+            checked += not state.is_over
+    assert checked > 150
+
+
+@pytest.mark.slow
+def test_features_and_legal_actions_agree_with_the_model_over_20000_random_turns():
+    """Issue 32's scale: the farmer bug showed in 8 of 21,300 random-play turns."""
+    turns = 0
+    for state in random_play(CarcassonneState, 300, seed=11):
+        check_position(state)
+        turns += not state.is_over
+    assert turns > 20000
+
