@@ -30,7 +30,7 @@ def test_a_game_package_is_found_by_its_name():
     assert {"lotr", "nim"} <= set(gamecore.names())
     nim = gamecore.load("nim")
     assert nim.roles == ("first", "second") and nim.by_seat and nim.n_players == 2
-    assert agent_names("nim") == ("random", "optimal", "flat-mc", "mcts", "oracle-mcts",  # no LOTR-only rl
+    assert agent_names("nim") == ("random", "optimal", "flat-mc", "mcts", "oracle-mcts", "rl",
                                   "openspiel-ismcts", "openspiel-mcts")
     with pytest.raises(SpecError, match=r"^unknown game 'chess'; valid: .*lotr.*nim"):
         gamecore.load("chess")

@@ -308,7 +308,7 @@ def test_two_setups_are_compared_game_by_game_on_the_same_deals():
 
 def test_published_rows_have_one_row_per_table_cell():
     tuning_by_margin = {load_study(path).name for path in STUDIES if load_study(path).metrics == ("margin",)}
-    ours_only = {"openspiel-check"}  # OpenSpiel's bots against ours: no published figure
+    ours_only = {"openspiel-check", "loveletter-rl-selfplay"}  # OpenSpiel's bots, self-play: no published figure
     for section in all_sections():
         if section.bounds:  # upper bounds: every setup they bound has published rows
             assert all(any(p.label == label for p in PUBLISHED) for label in section.bounds.values()), section.key
@@ -463,8 +463,13 @@ def test_a_lost_store_leaves_the_best_agent_section_to_its_export(in_tmp, capsys
 
     from_the_store = report()
     assert "on 40 fresh games** (chosen on validation" in from_the_store
-    (in_tmp / "grid.db").unlink()  # the store is lost (git-ignored, a new machine); the export is committed
+    (in_tmp / "grid.db").unlink()  # the store is lost (git-ignored, a new machine); its record is committed
     (in_tmp / "results.md").unlink()  # and no earlier report keeps the section
+    from_the_record = report()
+    assert from_the_record == from_the_store
+    assert re.search(r"\| `grid` \| \d+ \(its record; the store is not here\) \|", (in_tmp / "results.md").read_text())
+    (in_tmp / "records" / "grid.json").unlink()  # the record lost too: the export is committed
+    (in_tmp / "results.md").unlink()
     from_the_export = report()
     assert from_the_export == from_the_store
     assert "| `grid` | not here; its choice in `best/agent.toml` |" in (in_tmp / "results.md").read_text()

@@ -629,6 +629,7 @@ def write_report(study_files: list[Path], out: Path, root: Path = Path(".")) -> 
             continue
         episodes = f"{spec.episodes:,}" if spec.trains else "-"
         count = "not run" if run.trials is None else str(len(run.trials))
+        count += " (its record; the store is not here)" if run.recorded else ""
         count = f"not here; its choice in `{exported[name]}`" if run.trials is None and name in exported else count
         count += f" (+{run.pruned} pruned)" if run.pruned else ""
         lines.append(f"| `{name}` | {count} | {spec.games:,} | {episodes} | {spec.sampler} |")
