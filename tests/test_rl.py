@@ -205,7 +205,7 @@ def test_lotr_play_with_a_trained_agent_is_the_harness_game(tmp_path):
 def test_a_checkpoint_says_what_it_was_trained_for_and_is_refused_elsewhere_in_one_line(tmp_path):
     """The second format names its game, role, algo, encoding and depth; a learner of another is refused with one
     line naming the difference and the fix. The first format (the networks alone: the shipped best-rl) loads."""
-    from agents.learning.checkpoint import load_weights, save_weights
+    from agents.learning.checkpoint import save_weights
 
     questing = AgentSpec.make("rl", algo="ac-macro", encoding=1, neurons=12)
     learner = make_learner("questing", questing, seed=1)
