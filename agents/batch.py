@@ -69,6 +69,13 @@ class GameBatch:
             self.generators[slot][role] = np.random.default_rng(int(self.seeds[slot, role]))
         return self.generators[slot][role]
 
+    def decide(self, role: int, agent, mode: str) -> None:
+        """Apply a Python agent's choices (``mode``: greedy or sample) in every game where ``role`` is to move."""
+        slots = self.at_role(role)
+        if slots.size:
+            acts, _ = agent.choose(self.states[slots], self.uniforms(slots, role), mode)
+            self.apply(slots, acts)
+
     def apply(self, slots: np.ndarray, acts: np.ndarray) -> None:
         for i, act in zip(slots, acts):
             if self.kernels.apply(self.states[i], act, self._err) != self.kernels.OK:

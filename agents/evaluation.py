@@ -250,13 +250,10 @@ def play_side_in_batches(setup: Setup, options: dict, player: int, seed: int, fi
         for slot in batch.finished():
             rewards[slot], records[slot] = batch.reward(slot, player), batch.record(slot)
             batch.active[slot] = False
-        for index, (mode, learner) in python_roles.items():
-            slots = batch.at_role(index)
-            if slots.size:
-                before = time.perf_counter()
-                acts, _ = learner.choose(batch.states[slots], batch.uniforms(slots, index), mode)
-                batch.apply(slots, acts)
-                python_seconds[index] += time.perf_counter() - before
+        for index, (mode, agent) in python_roles.items():
+            before = time.perf_counter()
+            batch.decide(index, agent, mode)
+            python_seconds[index] += time.perf_counter() - before
     elapsed, span = time.perf_counter() - wall, now_ticks() - start
     compiled_seconds = batch.role_ticks * (elapsed / span) if span > 0 else np.zeros(len(setup.roles))
     return Played(rewards, records, np.full(count, elapsed / count), compiled_seconds + python_seconds,

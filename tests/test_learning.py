@@ -23,6 +23,15 @@ def nim_moves(learner) -> np.ndarray:
     return acts[:, 0]
 
 
+@pytest.mark.parametrize("algo", ["ac-direct", "q-direct"])
+def test_the_thesis_learners_train_against_a_python_opponent(algo):
+    """Love Letter's DP player decides in Python (not in the compiled game loop): the one-step learners' games
+    wait on it and go on, rather than waiting forever."""
+    setup = Setup.parse("rl-dp", "loveletter").with_params({"first.algo": algo, "first.neurons": 16})
+    result = train(setup, episodes=300, seed=1, envs=8, window=100)
+    assert result.wins.size == 300 and 0 < result.wins.mean() < 1
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("algo, opponent", [("q-direct", "optimal"), ("ac-direct", "random"),
                                             ("ppo-direct", "optimal")])

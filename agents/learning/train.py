@@ -34,7 +34,7 @@ from agents.learning.checkpoint import save_weights
 from agents.learning.ppo import is_ppo, train_ppo
 from agents.progress import progress_bar
 from agents.setup import Setup
-from agents.specs import SpecError
+from agents.specs import PYTHON, SpecError, acting_mode, python_agent
 from gamecore.rng import derive_seed
 
 TRAINING_OFFSET = 2**62
@@ -180,6 +180,9 @@ def _train_online(setup: Setup, options: dict, roles: list[str], episodes: int, 
     learners = {role: make_learner(role, setup.agents[indices[role]], int(derive_seed(np.uint64(seed), np.uint64(s))))
                 for s, role in enumerate(roles)}
     players = {role: indices[role] if setup.game.by_seat else 0 for role in roles}
+    fixed = {index: (acting_mode(spec), python_agent(role, spec))  # the setup's other Python agents (dp, a network)
+             for index, (role, spec) in enumerate(zip(setup.roles, setup.agents))
+             if spec.kind.code == PYTHON and role not in roles}
     batch = GameBatch(setup, options, min(envs, episodes))
     episode_of = np.full(batch.active.size, -1)
     pending: dict[str, list] = {role: [None] * batch.active.size for role in roles}
@@ -239,6 +242,8 @@ def _train_online(setup: Setup, options: dict, roles: list[str], episodes: int, 
                     pending[role][slot] = (choice, learners[role].spec["gamma"] ** counts[role][slot])
                     counts[role][slot] += 1
                 batch.apply(slots, acts)
+            for index, (mode, agent) in fixed.items():
+                batch.decide(index, agent, mode)
             for role in roles:
                 transitions[role].flush(learners[role])
     except KeyboardInterrupt as stop:
