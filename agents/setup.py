@@ -138,6 +138,12 @@ class Setup:
         """The role that decides ``state``'s pending decision: its seat, or its decision kind."""
         return self.roles[state.to_move] if self.game.by_seat else state.decision_kind
 
+    def with_trained(self, trained: Setup) -> Setup:
+        """This setup with each of its trained roles (rl) taken from ``trained``: the networks trained in another
+        setup (self-play, another opponent) playing this one."""
+        return Setup(*(new if spec.kind.trained else spec for spec, new in zip(self.agents, trained.agents)),
+                     game=self.game)
+
     def swapped(self) -> Setup:
         """A two-player setup with the seats exchanged (the second mover's agent first)."""
         return Setup(*reversed(self.agents), game=self.game)

@@ -80,3 +80,48 @@ def test_what_a_game_cannot_learn_is_one_line():
     with pytest.raises(SpecError, match=rf"first\.encoding = {encoders} is invalid; expected an integer in "
                                         rf"\[0, {encoders - 1}\]"):
         Setup.parse("rl-random", "loveletter").with_params({"first.encoding": encoders})
+
+
+NIM_SELF_PLAY = """
+name = "nim-self-play"
+game = "nim"
+setup = "rl-random"
+[fixed]
+algo = "ac-direct"
+neurons = 16
+[space]
+lr = { float = [1e-3, 1e-2], log = true }
+[objective]
+games = 40
+[training]
+episodes = 200
+envs = 8
+setup = "rl-rl"
+[validation]
+top_k = 1
+games = 40
+[test]
+games = 40
+[search]
+n_trials = 1
+pruner = "none"
+"""
+
+
+def test_a_study_trains_its_networks_in_another_setup_and_plays_its_own(in_tmp, capsys):
+    """``[training] setup = "rl-rl"``: each trial's network learns in self-play, then plays the study's setup
+    (against random); a training setup that trains none of the study's networks is one line."""
+    from conftest import run_cli
+
+    from tuning.study_file import load_study
+
+    study = in_tmp / "nim-self-play.toml"
+    study.write_text(NIM_SELF_PLAY)
+    code, out, err = run_cli(capsys, "tune", "run", str(study), "--out", "best.toml")
+    assert code == 0, err
+    best = Setup.load(in_tmp / "best.toml")
+    assert best.second.agent == "random" and best.first.agent == "rl" and best.first.as_dict()["weights"]
+    study.write_text(NIM_SELF_PLAY.replace('setup = "rl-rl"', 'setup = "random-rl"'))
+    with pytest.raises(SpecError, match=r"training.setup = 'random-rl' is invalid: it trains no network for first; "
+                                        r"expected rl there$"):
+        load_study(study)

@@ -48,9 +48,9 @@ def run_trial(trial: optuna.Trial, spec: StudySpec, folder: Path,
                     raise optuna.TrialPruned()
 
         window = max(1, min(1000, spec.episodes // 10))
-        result = train(setup, options, spec.episodes, seed=spec.seed, envs=spec.envs, out=folder,
-                       window=window, on_window=report_training)
-        setup = result.setup
+        result = train(spec.trial_training_setup(setup, params), options, spec.episodes, seed=spec.seed,
+                       envs=spec.envs, out=folder, window=window, on_window=report_training)
+        setup = setup.with_trained(result.setup)
         training = {"training_seconds": result.seconds, "best_training_win_rate": result.best_average}
     played = GameOutcomes(spec.games, len(sides(setup, spec.seat)))
     reported = 0  # games reported to the pruner, in game order

@@ -36,6 +36,8 @@
     [training]                         # trials with rl stages: trained first (deals disjoint from the games)
     episodes = 10000
     envs = 1
+    setup = "rl-rl"                    # optional: the setup the networks train in (here self-play), then
+                                       # played in the study's setup; default: the study's setup
 
     [search]
     sampler = "tpe"                    # tpe (Optuna) | hyperopt (Hyperopt TPE) | random | grid (every combination)
@@ -118,7 +120,7 @@ SECTIONS = {
     "objective": {"metrics": ["win_rate"], "games": 200, "seed": 0, "seat": "both"},
     "validation": {"top_k": 3, "games": 2000, "seed": 1_000_003},
     "test": {"games": 2000, "seed": 2_000_003},
-    "training": {"episodes": 10_000, "envs": 1},
+    "training": {"episodes": 10_000, "envs": 1, "setup": ""},
     "search": {
         "sampler": "tpe",
         "seed": 0,
@@ -179,6 +181,7 @@ class StudySpec:
     searched_options: tuple[str, ...] = ()  # game options in [space], e.g. LOTR's difficulty, Love Letter's opening
     executor: str = "local"  # where a trial's, the validation's and the test's games run: local | ray
     ray_address: str | None = None  # executor ray: the cluster (None: a local Ray instance)
+    training_setup: str = ""  # the setup the networks train in ("": the trial's own)
 
     def __post_init__(self):
         object.__setattr__(self, "game", gamecore.load(self.game or gamecore.DEFAULT_GAME))
@@ -222,6 +225,15 @@ class StudySpec:
         values = {k: v for k, v in {**dict(self.fixed), **params}.items() if base.has_param(k)}
         return base.with_params(values, where=f"{self.source}: setup {base.short_name}")
 
+    def trial_training_setup(self, setup: Setup, params: dict[str, Any]) -> Setup:
+        """The setup a trial's networks train in: ``[training] setup`` (e.g. ``rl-rl``, self-play) with the trial's
+        values that fit it, else the trial's own ``setup``."""
+        if not self.training_setup:
+            return setup
+        base = Setup.parse(self.training_setup, self.game)
+        values = {k: v for k, v in {**dict(self.fixed), **params}.items() if base.has_param(k)}
+        return base.with_params(values, where=f"{self.source}: training.setup")
+
     def trial_options(self, params: dict[str, Any]) -> dict[str, Any]:
         """The game options a trial with these searched values plays (a searched one it lacks: its first choice)."""
         searched = {name: params.get(name, self.domain(name).choices[0]) for name in self.searched_options}
@@ -257,6 +269,7 @@ class StudySpec:
         ]
         if self.trains:
             training = f"training: {self.episodes} episodes per trial, {self.envs} games per step"
+            training += f", in the setup {self.training_setup}" if self.training_setup else ""
             lines.insert(3 + len(self.space), training)
         return "\n".join(lines)
 
@@ -295,7 +308,7 @@ def _section(data: dict, key: str, source: str) -> dict:
             raise SpecError(f"{where}; expected a positive number of seconds")
         if name == "executor" and given not in EXECUTORS:
             raise SpecError(f"{where}; expected one of {', '.join(EXECUTORS)}")
-        if name in ("storage", "tracking_uri", "experiment", "ray_address") and given is not None and not isinstance(
+        if name in ("storage", "tracking_uri", "experiment", "ray_address", "setup") and given is not None and not isinstance(
                 given, str):
             raise SpecError(f"{where}; expected a string")
     return merged
@@ -456,7 +469,25 @@ def parse_study(data: dict, source: str = "study") -> StudySpec:
         searched_options=searched_options,
         executor=search["executor"],
         ray_address=search["ray_address"],
+        training_setup=_training_setup(training["setup"], setups, game, source),
     )
+
+
+def _training_setup(text: str, setups: list[Setup], game: Game, source: str) -> str:
+    """``[training] setup``, checked: it parses, and it trains every role the study's setups train."""
+    if not text:
+        return ""
+    where = f"{source}: training.setup = {text!r} is invalid"
+    try:
+        training = Setup.parse(text, game)
+    except SpecError as error:
+        raise SpecError(f"{where}: {error}") from None
+    trains = {role for role, spec in zip(training.roles, training.agents) if spec.kind.trained}
+    for setup in setups:
+        missing = [role for role, spec in zip(setup.roles, setup.agents) if spec.kind.trained and role not in trains]
+        if missing:
+            raise SpecError(f"{where}: it trains no network for {', '.join(missing)}; expected rl there")
+    return text
 
 
 def _check_fits(values: dict[str, Any], setups: list[Setup], where: str) -> None:
