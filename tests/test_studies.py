@@ -417,7 +417,7 @@ def test_a_worker_whose_trials_keep_failing_stops_with_the_reason(in_tmp, monkey
     def broken(*_):
         raise RuntimeError("simulator exploded")
 
-    monkeypatch.setattr("tuning.orchestrator.run_trial", broken)
+    monkeypatch.setattr("tuning.worker.run_trial", broken)
     path = in_tmp / "grid.toml"
     path.write_text(GRID_STUDY)
     with pytest.raises(SpecError, match="3 trials in a row failed; the last: simulator exploded"):

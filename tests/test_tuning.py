@@ -17,9 +17,10 @@ from optuna.trial import TrialState
 from agents.evaluation import evaluate_setup
 from agents.setup import Setup
 from agents.specs import SpecError
-from tuning.orchestrator import open_study, run_study
+from tuning.orchestrator import run_study
 from tuning.storage import storage_for, storage_object
 from tuning.study_file import load_study, parse_study
+from tuning.study_record import open_study
 
 MCTS_STUDY = """
 name = "{name}"
@@ -226,8 +227,8 @@ def test_distributed_workers_on_postgresql_meet_the_budget_exactly(in_tmp, fresh
         (lambda d: d.update(test={"seed": 0}), "objective.seed and test.seed are both 0; the search, validation and"),
         (lambda d: d.update(validation={"seed": 5}, test={"seed": 5}), "validation.seed and test.seed are both 5"),
         (lambda d: d.update(holdout=d.pop("validation")), "[holdout] is now [validation]"),
-        (lambda d: d["search"].update(sampler="cmaes"),
-         "search.sampler = 'cmaes' is invalid; expected one of tpe, hyperopt, random, grid"),
+        (lambda d: d["search"].update(sampler="anneal"),
+         "search.sampler = 'anneal' is invalid; expected one of tpe, hyperopt, random, grid, gp, cmaes"),
         (lambda d: d["objective"].update(games=0), "objective.games = 0 is invalid; expected a positive integer"),
         (lambda d: d.update(seeds=3), "unknown key 'seeds'"),
     ],
@@ -397,7 +398,7 @@ def test_a_trials_outcomes_are_in_game_order_whatever_the_order_its_chunks_finis
     other sizes (chunks adapt to speed) must give the same packed order, game by game, each seat in turn."""
     import numpy as np
 
-    from tuning.strategies import GameOutcomes
+    from tuning.outcomes import GameOutcomes
 
     wins = np.random.default_rng(0).random((10, 2)) < 0.5  # game x seat
 

@@ -23,8 +23,8 @@ from optuna.trial import TrialState
 
 from agents.setup import Setup
 from agents.specs import REDUCTION, SpecError
+from tuning.outcomes import OUTCOMES, pack_outcomes, unpack_outcomes
 from tuning.storage import local_store, storage_for, storage_object
-from tuning.strategies import OUTCOMES, pack_outcomes, unpack_outcomes
 from tuning.study_file import StudySpec, load_study
 
 RECORD_FORMAT = 1
