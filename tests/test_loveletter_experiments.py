@@ -23,8 +23,11 @@ from loveletter_sim.game import LoveLetterState, Play
 from loveletter_sim.published import COUNTS, GAMES, TABLE4
 from tuning import cli
 from tuning.orchestrator import run_study
-from tuning.report import Measured, StudyRun, best_markdown, sections, write_report
+from tuning.report import write_report
+from tuning.report_sections import sections
+from tuning.report_tables import best_markdown
 from tuning.study_file import SpecError, load_study
+from tuning.study_results import Measured, StudyRun
 
 
 def test_the_monte_carlo_player_is_flat_mc_with_the_budget_for_each_option():

@@ -16,18 +16,11 @@ from agents.specs import SpecError
 from gamecore.published import Published
 from lotr_sim.published import PUBLISHED
 from tuning.orchestrator import run_study
-from tuning.report import (
-    Measured,
-    Section,
-    StudyRun,
-    bounds_markdown,
-    judged,
-    pairs_markdown,
-    read_study,
-    sections,
-)
+from tuning.report_sections import Section, sections
+from tuning.report_tables import bounds_markdown, judged, pairs_markdown
 from tuning.storage import storage_for, storage_object
 from tuning.study_file import load_study, parse_study
+from tuning.study_results import Measured, StudyRun, read_study
 
 STUDIES = sorted((Path(__file__).parent.parent / "studies").glob("*.toml"))
 
@@ -417,7 +410,7 @@ def test_a_worker_whose_trials_keep_failing_stops_with_the_reason(in_tmp, monkey
     def broken(*_):
         raise RuntimeError("simulator exploded")
 
-    monkeypatch.setattr("tuning.orchestrator.run_trial", broken)
+    monkeypatch.setattr("tuning.worker.run_trial", broken)
     path = in_tmp / "grid.toml"
     path.write_text(GRID_STUDY)
     with pytest.raises(SpecError, match="3 trials in a row failed; the last: simulator exploded"):
@@ -429,7 +422,7 @@ def test_a_worker_whose_trials_keep_failing_stops_with_the_reason(in_tmp, monkey
 
 def test_the_best_agent_claim_needs_a_test_against_the_theses_count():
     from agents.setup import Setup
-    from tuning.report import best_markdown
+    from tuning.report_tables import best_markdown
 
     spec = load_study(next(p for p in STUDIES if p.stem == "best-hard"))
     section = next(s for s in all_sections() if s.key == "best")

@@ -5,6 +5,7 @@ import os
 import subprocess
 import sys
 import textwrap
+import tomllib
 
 import optuna
 import pytest
@@ -17,9 +18,11 @@ from optuna.trial import TrialState
 from agents.evaluation import evaluate_setup
 from agents.setup import Setup
 from agents.specs import SpecError
-from tuning.orchestrator import open_study, run_study
+from tuning.orchestrator import run_study
+from tuning.samplers import SAMPLERS
 from tuning.storage import storage_for, storage_object
 from tuning.study_file import load_study, parse_study
+from tuning.study_record import open_study
 
 MCTS_STUDY = """
 name = "{name}"
@@ -144,13 +147,31 @@ def test_export_writes_the_best_as_toml_or_json(in_tmp, capsys):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("sampler", ["tpe", "hyperopt", "random"])
+@pytest.mark.parametrize("sampler", ["tpe", "hyperopt", "random", "gp", "cmaes"])
 def test_the_same_space_through_every_sampler(in_tmp, sampler):
     result = run_study(load_study(write_study(in_tmp, name=f"x-{sampler}", games=10, trials=3, sampler=sampler)))
     assert result.complete == 3
     study = optuna.load_study(study_name=f"x-{sampler}", storage=f"sqlite:///x-{sampler}.db")
     for trial in study.trials:
         assert trial.params["budget"] in (20, 40, 60, 80, 100) and 0.3 <= trial.params["c"] <= 2.0
+
+
+@pytest.mark.parametrize("sampler", ["gp", "cmaes"])
+def test_gp_and_cma_es_search_a_study_files_space_past_their_start(sampler):
+    """Optuna's GP and CMA-ES samplers, named by a study file, propose values of its domains once they model the
+    trials (after GP's 10 random ones), a choice included (CMA-ES draws it at random)."""
+    text = MCTS_STUDY.format(name="m", games=10, trials=12, sampler=sampler, pruner="none")
+    playout = 'playout = { choice = ["random", "expert"] }\n[objective]'
+    spec = parse_study(tomllib.loads(text.replace("[objective]", playout)), "m.toml")
+    study = optuna.create_study(direction="maximize", sampler=SAMPLERS[spec.sampler].optuna_sampler(0))
+    for _ in range(spec.n_trials):
+        trial = study.ask()
+        params = {domain.name: domain.suggest(trial) for domain in spec.space}
+        study.tell(trial, -abs(params["c"] - 1.0) - params["budget"] / 1000 + (params["playout"] == "expert"))
+    assert {t.state for t in study.trials} == {TrialState.COMPLETE}
+    for trial in study.trials:
+        assert trial.params["budget"] in (20, 40, 60, 80, 100) and 0.3 <= trial.params["c"] <= 2.0
+        assert trial.params["playout"] in ("random", "expert")
 
 
 def test_pruning_stops_a_bad_configuration_early(in_tmp):
@@ -226,10 +247,12 @@ def test_distributed_workers_on_postgresql_meet_the_budget_exactly(in_tmp, fresh
         (lambda d: d.update(test={"seed": 0}), "objective.seed and test.seed are both 0; the search, validation and"),
         (lambda d: d.update(validation={"seed": 5}, test={"seed": 5}), "validation.seed and test.seed are both 5"),
         (lambda d: d.update(holdout=d.pop("validation")), "[holdout] is now [validation]"),
-        (lambda d: d["search"].update(sampler="cmaes"),
-         "search.sampler = 'cmaes' is invalid; expected one of tpe, hyperopt, random, grid"),
+        (lambda d: d["search"].update(sampler="anneal"),
+         "search.sampler = 'anneal' is invalid; expected one of tpe, hyperopt, random, grid, gp, cmaes"),
         (lambda d: d["objective"].update(games=0), "objective.games = 0 is invalid; expected a positive integer"),
         (lambda d: d.update(seeds=3), "unknown key 'seeds'"),
+        (lambda d: (d["objective"].update(metrics=["win_rate", "seconds_per_game"]),
+                    d["search"].update(sampler="cmaes")), "search.sampler = 'cmaes' takes one objective; use tpe"),
     ],
 )
 def test_bad_study_files_are_one_line_errors(in_tmp, change, expected):
@@ -397,7 +420,7 @@ def test_a_trials_outcomes_are_in_game_order_whatever_the_order_its_chunks_finis
     other sizes (chunks adapt to speed) must give the same packed order, game by game, each seat in turn."""
     import numpy as np
 
-    from tuning.strategies import GameOutcomes
+    from tuning.outcomes import GameOutcomes
 
     wins = np.random.default_rng(0).random((10, 2)) < 0.5  # game x seat
 

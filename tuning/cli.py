@@ -280,7 +280,7 @@ def _tune_worker(parser, args) -> int:
 
 
 def _tune_export(parser, args) -> int:
-    from tuning.orchestrator import export_study
+    from tuning.study_record import export_study
 
     if (args.study is None) == (args.run_id is None):
         parser.error("give a study file, a study name or --run-id")

@@ -21,7 +21,8 @@ import optuna
 from agents.evaluation import Evaluation, evaluate_setup, sides
 from agents.interruption import deferred
 from agents.setup import Setup
-from tuning.strategies import OUTCOMES, GameOutcomes, pack_outcomes
+from tuning.outcomes import OUTCOMES, GameOutcomes, pack_outcomes
+from tuning.pruners import PRUNERS
 from tuning.study_file import StudySpec
 
 REPORTS = 20  # pruning decisions per trial, at most
@@ -41,7 +42,7 @@ def run_trial(trial: optuna.Trial, spec: StudySpec, folder: Path,
         from agents.learning.train import train
 
         def report_training(episodes: int, moving_win_rate: float) -> None:
-            if len(spec.metrics) == 1 and spec.pruner in ("median", "halving"):
+            if len(spec.metrics) == 1 and PRUNERS[spec.pruner].reads_curves:
                 with deferred():
                     trial.report(moving_win_rate, episodes)
                 if trial.should_prune():

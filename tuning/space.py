@@ -1,4 +1,4 @@
-"""Search spaces: one declaration of a parameter's domain, usable by Optuna and by Hyperopt.
+"""Search spaces: one declaration of a parameter's domain (an Optuna distribution; Hyperopt's in tuning.samplers).
 
 A study file declares each searched parameter as a TOML inline table:
 
@@ -84,31 +84,6 @@ class Domain:
         if self.kind == "int":
             return trial.suggest_int(self.name, int(self.low), int(self.high), step=int(self.step or 1), log=self.log)
         return trial.suggest_float(self.name, self.low, self.high, step=self.step, log=self.log)
-
-    def hyperopt(self):
-        """The same domain as a Hyperopt expression."""
-        from hyperopt import hp
-
-        if self.kind == "choice":
-            return hp.choice(self.name, list(self.choices))
-        if self.log:
-            expression = hp.loguniform(self.name, math.log(self.low), math.log(self.high))
-        elif self.step is not None:
-            expression = hp.quniform(self.name, self.low, self.high, self.step)
-        else:
-            expression = hp.uniform(self.name, self.low, self.high)
-        return expression
-
-    def from_hyperopt(self, value: Any) -> Any:
-        """A value drawn by Hyperopt's ``fmin`` mapped onto this domain (integers rounded onto the grid)."""
-        if self.kind == "choice":
-            return value
-        if self.kind == "int":
-            value = round(value)
-            if self.step and not self.log:
-                value = self.low + round((value - self.low) / self.step) * self.step
-            return int(min(max(value, self.low), self.high))
-        return float(min(max(value, self.low), self.high))
 
     def __str__(self) -> str:
         if self.kind == "choice":

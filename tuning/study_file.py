@@ -41,6 +41,7 @@
 
     [search]
     sampler = "tpe"                    # tpe (Optuna) | hyperopt (Hyperopt TPE) | random | grid (every combination)
+                                       # | gp (Gaussian process) | cmaes (CMA-ES; a choice drawn at random)
     seed = 0
     pruner = "wilcoxon"                # wilcoxon (per game, common deals) | median | halving | none
     n_trials = 30
@@ -96,7 +97,6 @@ from __future__ import annotations
 
 import functools
 import itertools
-import math
 import re
 import tomllib
 from dataclasses import dataclass, field
@@ -109,11 +109,11 @@ from agents.executors import EXECUTORS
 from agents.setup import Setup
 from agents.specs import SpecError
 from gamecore.interface import Game
+from tuning.pruners import PRUNERS
+from tuning.samplers import SAMPLERS
 from tuning.space import Domain
 from tuning.storage import Liveness
 
-SAMPLERS = ("tpe", "hyperopt", "random", "grid")
-PRUNERS = ("wilcoxon", "median", "halving", "none")
 METRICS = {"win_rate": "maximize", "seconds_per_game": "minimize", "margin": "maximize"}  # margin: two-player games
 # whose per-seat metrics give it (Carcassonne's Eq. 4), the evaluated agent's mean score minus the opponent's
 SECTIONS = {
@@ -416,18 +416,9 @@ def parse_study(data: dict, source: str = "study") -> StudySpec:
     if "margin" in metrics and (validation["top_k"] or search["pruner"] != "none"):
         raise SpecError(f"{source}: objective.metrics = ['margin'] needs validation.top_k = 0 and search.pruner = "
                         "'none' (validation and the pruners compare win rates)")
-    if len(metrics) > 1 and search["sampler"] == "hyperopt":
-        raise SpecError(f"{source}: search.sampler = 'hyperopt' takes one objective; use tpe for {metrics}")
-    n_trials = search["n_trials"]
-    if search["sampler"] == "grid":
-        wrong = next((d.name for d in space if d.kind != "choice"), None)
-        if wrong is not None:
-            where = f"{source}: space.{wrong} is invalid for search.sampler = 'grid'"
-            raise SpecError(f"{where}; expected {{ choice = [...] }}")
-        size = math.prod(len(d.choices) for d in space)
-        n_trials = data.get("search", {}).get("n_trials", size)
-        if n_trials > size:
-            raise SpecError(f"{source}: search.n_trials = {n_trials} is invalid; the grid has {size} combinations")
+    given = data.get("search", {}).get("n_trials")
+    n_trials = SAMPLERS[search["sampler"]].check(space, metrics, given, source)
+    n_trials = search["n_trials"] if n_trials is None else n_trials
     report = data.get("report", {})
     if not isinstance(report, dict):
         raise SpecError(f"{source}: report = {report!r} is invalid; expected a table")

@@ -23,8 +23,9 @@ from optuna.trial import TrialState
 
 from agents.setup import Setup
 from agents.specs import REDUCTION, SpecError
+from tuning.outcomes import OUTCOMES, pack_outcomes, unpack_outcomes
+from tuning.selection import exported_figures
 from tuning.storage import local_store, storage_for, storage_object
-from tuning.strategies import OUTCOMES, pack_outcomes, unpack_outcomes
 from tuning.study_file import StudySpec, load_study
 
 RECORD_FORMAT = 1
@@ -175,3 +176,23 @@ def _from_record(spec: StudySpec, trial: dict) -> Measured:
         objective=math.nan if trial["objective"] is None else trial["objective"],
         outcomes=None if trial["outcomes"] is None else unpack_outcomes(trial["outcomes"]),
     )
+
+
+def chosen_trial(config: str, run: StudyRun, root: Path = Path(".")) -> Measured | None:
+    """A study's chosen trial: from its store (or record), else as its export (``config``,
+    committed beside the code) records it when the store is not here, so a lost store does not take the choice
+    and its figures with it."""
+    best = next((m for m in run.trials or [] if m.chosen), None)
+    path = root / config
+    if best is not None or run.trials is not None or not path.is_file():
+        return best
+    metadata = Setup.read_mapping(path).get("metadata", {})
+    chosen = exported_figures(metadata)
+    if metadata.get("study") != run.spec.name or chosen is None:
+        return None
+    config = Setup.load(path)
+    low, high = chosen["search"]["wilson_95"]
+    return Measured(study=run.spec.name, number=metadata["trial"], label=config.short_name, oracle=config.is_oracle,
+                    options=metadata.get("options", {}), params={}, config=config,
+                    win_rate=chosen["search"]["win_rate"], low=low, high=high, games=chosen["search"]["games"],
+                    seconds_per_game=math.nan, chosen=chosen)

@@ -4,6 +4,9 @@ One experiment per study, one parent run per ``lotr tune run`` invocation,
 one child run per trial named ``trial-<n>`` (linked by ``mlflow.parentRunId``,
 so workers in other processes attach their trials to the same parent). The
 tracking store is created in the parent process before any worker starts.
+A told trial's run gets its parameters, metrics, running win rate and
+artifacts (``log_trial``); runs left RUNNING by dead processes are closed with
+their trials' status (``close_stale_runs``).
 
 Opening a store first checks it (``prepare_tracking_store``): a server or
 database that does not answer is a one-line error within ``CHECK_SECONDS``
@@ -26,7 +29,9 @@ import sys
 import threading
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+import optuna
 import requests
 from mlflow import MlflowClient, get_tracking_uri
 from mlflow.entities import Metric, Param, RunTag
@@ -35,11 +40,18 @@ from mlflow.store.db.db_types import DATABASE_ENGINES
 from mlflow.store.db.utils import _get_latest_schema_revision
 from mlflow.store.tracking import DEFAULT_LOCAL_FILE_AND_ARTIFACT_PATH
 from mlflow.store.tracking.sqlalchemy_store import SqlAlchemyStore
+from optuna.trial import FrozenTrial, TrialState
 from sqlalchemy import create_engine, make_url
 from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.pool import NullPool
 
+import gamecore
+from agents.interruption import deferred
 from agents.specs import SpecError
+from tuning.study_file import CONTEXT
+
+if TYPE_CHECKING:
+    from agents.evaluation import Evaluation
 
 WAIT_SECONDS = 5  # the connect (or answer) timeout of the reachability probe
 CHECK_SECONDS = 8  # the whole probe, whatever the HTTP library or database driver does
@@ -287,3 +299,87 @@ def export_run(tracking_uri: str | None, run_id: str, target: Path) -> Path:
                 weights.replace(config.parent / weights.name)
         Setup.load(config).dump_with_weights(target, metadata={"mlflow_run": run_id})
     return target
+
+
+RUN_STATUS = {TrialState.COMPLETE: ("FINISHED", "complete"), TrialState.PRUNED: ("FINISHED", "pruned")}
+
+
+def close_stale_runs(tracker: Tracker, study: optuna.Study, keep: str | None = None) -> None:
+    """Close the study's MLflow runs left RUNNING by dead processes: a trial's run with its trial's status
+    (complete and pruned: FINISHED; failed: FAILED on an error, else KILLED), an earlier driver's parent
+    run KILLED. Runs of trials still running, and ``keep``, stay open."""
+    trials = study.get_trials(deepcopy=False)
+    runs = tracker.client.search_runs([tracker.experiment_id], "attributes.status = 'RUNNING'", max_results=5000)
+    for run in runs:
+        tags = run.data.tags
+        if tags.get("study") != study.study_name or run.info.run_id == keep:
+            continue
+        if "mlflow.parentRunId" not in tags:
+            status, state = "KILLED", None
+        else:
+            number = int(tags.get("trial", -1))
+            trial = trials[number] if 0 <= number < len(trials) else None
+            if trial is not None and trial.state in (TrialState.RUNNING, TrialState.WAITING):
+                continue
+            error = trial.user_attrs.get("error") if trial is not None else None
+            status, state = RUN_STATUS.get(trial.state if trial else None, ("FAILED" if error else "KILLED", "failed"))
+        with deferred():
+            if state:
+                tracker.log(run.info.run_id, tags={"state": state})
+            tracker.end(run.info.run_id, status)
+
+
+def game_metrics(evaluation: Evaluation) -> dict[str, float]:
+    """The metrics the evaluation's game names (LOTR's loss causes), its draws and each seat's win rate and game
+    metrics (``score_first.second``: the first player's score in the games the agent played second)."""
+    named = gamecore.load(evaluation.game).metric_names
+    metrics = {name: float(evaluation.metrics[name]) for name in named}
+    if evaluation.seats:
+        metrics["draws"] = float(evaluation.draws)
+        for seat, counts in evaluation.seats.items():
+            metrics[f"win_rate.{seat}"] = counts["wins"] / max(1, counts["games"])
+            metrics.update({f"{name}.{seat}": float(counts["metrics"][name]) for name in named})
+        if "margin_first" in named:  # the evaluated agent's score margin over its seats (Carcassonne's Eq. 4)
+            metrics["margin"] = evaluation.agent_measure("margin")
+    return metrics
+
+
+def log_trial(tracker: Tracker, run: str, trial: FrozenTrial, evaluation: Evaluation | None, training: dict,
+              state: str, folder: Path | None = None) -> None:
+    """The child run of a told trial (as the study records it): parameters, metrics, the running win rate,
+    artifacts. A pruned trial ends FINISHED (a normal outcome), tagged ``state = pruned``."""
+    metrics = dict(training)
+    if evaluation is not None:
+        low, high = evaluation.wilson_95
+        metrics.update(win_rate=evaluation.win_rate, win_rate_low=low, win_rate_high=high,
+                       seconds_per_game=evaluation.mean_seconds_per_game, games_played=evaluation.games)
+        metrics.update({f"ms_per_decision.{s}": v for s, v in evaluation.ms_per_decision.items() if v is not None})
+        metrics.update(game_metrics(evaluation))
+    tags = {"state": state} | {key: str(trial.params[key]) for key in CONTEXT if key in trial.params}
+    series = {"intermediate_win_rate": sorted(trial.intermediate_values.items())}
+    tracker.log(run, params=trial.params, metrics=metrics, tags=tags, series=series)
+    if folder is not None:
+        tracker.artifact(run, folder / "agent.toml")
+        for weights in folder.glob("*.pt"):
+            tracker.artifact(run, weights, "weights")
+        if (folder / "curve.csv").is_file():
+            log_learning_curve(tracker, run, folder)
+    tracker.end(run, "FINISHED")
+
+
+def log_learning_curve(tracker: Tracker, run: str, folder: Path) -> None:
+    """An RL trial's moving training win rate by episode: a metric series (every 10th episode) and a plot."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    rows = [line.split(",") for line in (folder / "curve.csv").read_text().splitlines()[1:]]
+    points = [(int(e), float(a)) for e, _, a in rows if a]
+    tracker.log(run, series={"training_moving_win_rate": points[::10]})
+    figure, axes = plt.subplots(figsize=(6, 3.5))
+    axes.plot([e for e, _ in points], [a for _, a in points])
+    axes.set(xlabel="episode", ylabel="moving win rate", title="learning curve")
+    figure.savefig(folder / "learning_curve.png", dpi=110, bbox_inches="tight")
+    plt.close(figure)
+    tracker.artifact(run, folder / "learning_curve.png")

@@ -1,0 +1,143 @@
+"""The report's sections: one published experiment each, as the ``[report]`` tables of the study files declare it.
+
+A ``Section`` names its studies, the columns that key a row (setup, a game
+option, search, study or a parameter), the published rows it is compared
+with, its figure and its kind (a table of rows against published ones, ORACLE
+bounds, per-seat rows, score margins, or a best agent's test figure).
+``column_of`` and ``published_column`` give a trial's and a published row's
+value in a column.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from gamecore.interface import Game
+from gamecore.published import Published
+from tuning.study_file import StudySpec
+from tuning.study_results import Measured, StudyRun
+
+
+@dataclass(frozen=True)
+class Section:
+    """One experiment of the report, from the ``[report]`` tables of its studies (``tuning.study_file``)."""
+
+    key: str  # the published experiment its rows are compared with
+    game: Game  # the game of its studies, whose published results (Game.published) it compares with
+    title: str
+    order: int
+    studies: tuple[str, ...]
+    columns: tuple[str, ...]  # a row's key
+    reason: str
+    published: dict  # only the published rows with these values
+    exclude: dict  # not the published rows with these values
+    best_per: tuple[str, ...] = ()  # one row per these columns: the best win rate
+    detail: str | None = None  # a column showing what best_per chose
+    figure: dict | None = None
+    curves: bool = False
+    reference: str = ""  # a reference column of the game's (Game.report_references) set beside the published one
+    config: str | None = None  # the exported configuration (the best-agent section)
+    note: str = ""  # text under the section
+    values: dict = field(default_factory=dict)  # per study, per setup: constant columns
+    bounds: dict = field(default_factory=dict)  # an ORACLE setup's label -> the published setup it bounds
+    pairs: tuple = ()  # (setup, setup) rows compared game by game on the same deals
+
+    def ours(self, m: Measured) -> tuple:
+        return tuple(column_of(m, name, self.values.get(m.study, {})) for name in self.columns)
+
+    def theirs(self, p: Published) -> tuple:
+        return tuple(published_column(p, name) for name in self.columns)
+
+    def published_rows(self) -> list[Published]:
+        return [p for p in self.game.published if self.compares(p)]
+
+    def compares(self, p: Published) -> bool:
+        """Whether a published row belongs to this section."""
+        return (p.experiment == self.key or "experiment" in self.published) and all(
+            published_field(p, k) == v for k, v in self.published.items()
+        ) and not any(published_field(p, k) == v for k, v in self.exclude.items())
+
+    def pick(self, trials: list[Measured]) -> list[Measured]:
+        if not self.best_per:
+            return trials
+        best: dict[tuple, Measured] = {}
+        for m in trials:
+            key = tuple(column_of(m, name) for name in self.best_per)
+            if key not in best or m.win_rate > best[key].win_rate:
+                best[key] = m
+        return list(best.values())
+
+
+def column_of(m: Measured, name: str, values: dict | None = None):
+    """A trial's value in a report column: setup, a game option (LOTR's difficulty), search (honest or ORACLE),
+    study, a constant of its study's report.values for its setup, or a parameter."""
+    if name == "setup":
+        return m.label + (" (ORACLE)" if m.oracle else "")
+    if name in m.options:
+        return m.options[name]
+    if name == "search":
+        return "ORACLE" if m.oracle else "honest"
+    if name == "study":
+        return m.study
+    constants = (values or {}).get(m.label, {})
+    return constants[name] if name in constants else m.value(name)
+
+
+def published_column(p: Published, name: str):
+    """A published row's value in a report column; a parameter named without a stage prefix applies to every stage."""
+    if name == "setup":
+        return p.label
+    if name == "search":
+        return "honest"
+    if name == "study":
+        return p.experiment
+    if name in p.options:
+        return p.options[name]
+    return p.params.get(name, p.params.get(name.rpartition(".")[2]))
+
+
+def published_field(p: Published, name: str):
+    """A published row's field, option or parameter by name (what a section's ``published`` table selects on)."""
+    fields = ("source", "experiment", "label", "win_rate", "games")
+    return getattr(p, name) if name in fields else p.options.get(name, p.params.get(name))
+
+
+def sections(runs: dict[str, StudyRun]) -> list[Section]:
+    """The report's sections: the studies' ``[report]`` tables grouped by section, in their order."""
+    grouped: dict[str, list[StudySpec]] = {}
+    for run in sorted(runs.values(), key=lambda run: "title" not in run.spec.report):  # the titled study first
+        if "section" in run.spec.report:
+            grouped.setdefault(run.spec.report["section"], []).append(run.spec)
+    found = []
+    for key, specs in grouped.items():
+        table = {k: v for spec in reversed(specs) for k, v in spec.report.items()}  # the first study's keys win
+        found.append(Section(
+            key=key, game=specs[0].game, title=table.get("title", key), order=table.get("order", 0),
+            studies=tuple(spec.name for spec in specs), columns=tuple(table.get("columns", ("setup",))),
+            reason=specs[0].game.report_reasons.get(table.get("reason", ""), table.get("reason", "")),
+            published=table.get("published", {}),
+            exclude=table.get("exclude", {}), best_per=tuple(table.get("best_per", ())), detail=table.get("detail"),
+            figure=table.get("figure"), curves=any(spec.report.get("curves") for spec in specs),
+            reference=table.get("reference", ""), config=table.get("config"), note=table.get("note", ""),
+            values={spec.name: spec.report.get("values", {}) for spec in specs}, bounds=table.get("bounds", {}),
+            pairs=tuple(tuple(pair) for pair in table.get("pairs", ())),
+        ))
+    return sorted(found, key=lambda section: section.order)
+
+
+def cell_text(value) -> str:
+    """A column's value as the report prints it (a flag: on, off)."""
+    if isinstance(value, bool) or value is None:
+        return {True: "on", False: "off", None: "-"}[value]
+    return str(value)
+
+
+def table_order(value, game: Game) -> tuple:
+    """Table order: a game option's values in the order the game declares them (LOTR's difficulties easy to hard),
+    numbers by size, the rest alphabetically."""
+    for option in game.options:
+        if isinstance(value, str) and value in option.choices:
+            return (0, option.choices.index(value), "")
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return (1, value, "")
+    return (2, 0, str(value))

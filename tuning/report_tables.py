@@ -1,0 +1,327 @@
+"""The report's tables: each kind of section as markdown, with its comparisons and verdicts.
+
+A section of rows against the published ones (``section_markdown``, with the
+pairs compared on the same deals), ORACLE bounds (``bounds_markdown``),
+per-seat rows of a two-player game (``seats_markdown``), score margins
+(``margin_markdown``), a best agent's test figure (``best_markdown``) and a
+two-objective study's Pareto front (``pareto_markdown``). Verdicts come from
+``tuning.verdicts``.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+import numpy as np
+
+from gamecore.published import Published
+from gamecore.stats import Z95, holm
+from tuning.report_sections import Section, cell_text, column_of, table_order
+from tuning.study_results import Measured, StudyRun
+from tuning.verdicts import NOTE as VERDICTS_NOTE
+from tuning.verdicts import Comparison, compare, published_count, verdicts
+
+
+def judged(pairs: list[tuple[Measured | None, Published | None]]) -> list[tuple[list[str], str]]:
+    """Each row's comparison cells (``verdicts.Comparison.cells``) and verdict, Holm's correction over the rows
+    that have both a trial and a published count; *not run* without a trial."""
+    comparisons = [compare(m.wins, m.games, p) if m is not None and p is not None else None for m, p in pairs]
+    return [(["-"] * 3 if c is None else c.cells(), "*not run*" if m is None else "no published value" if p is None
+             else found) for (m, p), c, found in zip(pairs, comparisons, verdicts(comparisons))]
+
+
+COMPARISON_HEADER = ("published wins / games", "difference, points [95% CI]", "p (test)")
+
+
+def ours_cell(m: Measured | None) -> str:
+    """A trial's win rate, interval and games (and its test figure when it is the chosen one)."""
+    if m is None:
+        return "-"
+    text = f"{100 * m.win_rate:.1f} [{100 * m.low:.1f}, {100 * m.high:.1f}] ({m.games:,})"
+    if m.chosen:
+        test = m.chosen["test"]
+        (low, high), games = test["wilson_95"], test["games"]
+        text += f"; test {100 * test['win_rate']:.1f} [{100 * low:.1f}, {100 * high:.1f}] ({games:,})"
+    return text
+
+
+def theirs_cell(p: Published | None) -> str:
+    """A published row's figure and source."""
+    if p is None:
+        return "-"
+    if math.isnan(p.win_rate):
+        return f"peak only ({p.source})"
+    if "counts" in p.params:  # a two-player game: the first mover's wins, the second's (draws the rest)
+        first, second = p.params["counts"]
+        second_wins = "-" if second is None else f"{second:,}"
+        return f"{p.win_rate:.2f} ± {p.interval:.2f}: {first:,} / {second_wins} ({p.source})"
+    return f"{p.win_rate:g} ± {p.interval:g} ({p.source})" if p.interval is not None else f"{p.win_rate:g} ({p.source})"
+
+
+def _seat_counts(m: Measured | None) -> str:
+    """A two-player trial's games as the first mover's wins / the second's / draws (one seat played)."""
+    if m is None or len(m.seats) != 1:
+        return "-"
+    [(seat, counts)] = list(m.seats.items())
+    first, second = (counts["wins"], counts["losses"]) if seat == "first" else (counts["losses"], counts["wins"])
+    return f"{first:,} / {second:,} / {counts['draws']:,}"
+
+
+def margin_markdown(run: StudyRun) -> list[str]:
+    """A study whose objective is the score margin: its trials, best first, with their parameters (the margin's
+    95% half-width from each seat's standard deviation)."""
+    header = ["trial", *(d.name for d in run.spec.space), "margin, points (± 95%)", "win % [95% CI] (games)", "s/game"]
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    for m in sorted(run.trials or [], key=lambda m: (-m.objective, m.number)):
+        values = [f"{m.params[d.name]:.3g}" if isinstance(m.params[d.name], float) else cell_text(m.params[d.name])
+                  for d in run.spec.space]
+        win = f"{100 * m.win_rate:.1f} [{100 * m.low:.1f}, {100 * m.high:.1f}] ({m.games:,})"
+        spread = sum(c["games"] * c["metrics"][f"margin_sd_{seat}"] ** 2 for seat, c in m.seats.items())
+        margin = f"{m.objective:+.2f} ± {1.96 * math.sqrt(spread) / max(1, m.games):.2f}"
+        lines.append("| " + " | ".join([str(m.number), *values, margin, win,
+                                         f"{m.seconds_per_game:.2f}"]) + " |")
+    return lines
+
+
+def section_markdown(section: Section, runs: dict[str, StudyRun]) -> list[str]:
+    """The table of one experiment."""
+    lines = [f"## {section.title}", ""]
+    studies = [runs[name] for name in section.studies if name in runs]
+    trials = [m for run in studies if run.trials for m in run.trials]
+    scale = ", ".join(
+        f"`{run.spec.name}`: " + ("not run" if run.trials is None else f"{len(run.trials)} trials")
+        for run in studies
+    )
+    lines += [f"Studies: {scale or 'none'}.", ""]
+    if studies and all(run.spec.metrics == ("margin",) for run in studies):
+        return lines + [line for run in studies if run.trials for line in margin_markdown(run)] + [""]
+    if section.bounds:
+        return lines + bounds_markdown(section, trials)
+    published = section.published_rows()
+    if any("seats" in p.params for p in published):
+        return lines + seats_markdown(section, trials) + ["", VERDICTS_NOTE, "",
+                                                          f"Where a row differs: {section.reason}.", ""]
+    by_key = {section.theirs(p): p for p in published}
+    rows = []
+    for m in section.pick(trials):
+        rows.append((section.ours(m), m, by_key.pop(section.ours(m), None)))
+    rows += [(key, None, p) for key, p in by_key.items()]  # published, not run here
+    rows.sort(key=lambda row: tuple(table_order(value, section.game) for value in row[0]))
+    counts = any(len(m.seats) == 1 for m in trials)
+    extra = ["first / second wins / draws"] if counts else []
+    extra += ([f"best {section.detail}"] if section.detail else []) + ["ms/game"]
+    extra += ["training s"] if any(m.training_seconds for m in trials) else []
+    if section.reference:
+        reference_title, reference = section.game.report_references[section.reference]
+        extra.append(reference_title)
+    header = [*section.columns, "ours: win % [95% CI] (games)", *extra, "published", *COMPARISON_HEADER, "verdict"]
+    lines.append("| " + " | ".join(header) + " |")
+    lines.append("|" + "---|" * len(header))
+    for (key, m, p), (comparison, found) in zip(rows, judged([(m, p) for _, m, p in rows])):
+        cells = [cell_text(k) for k in key] + [ours_cell(m)]
+        if counts:
+            cells.append(_seat_counts(m))
+        if section.detail:
+            cells.append(cell_text(column_of(m, section.detail)) if m else "-")
+        cells.append(f"{1000 * m.seconds_per_game:.2f}" if m else "-")
+        if "training s" in extra:
+            cells.append(f"{m.training_seconds:.0f}" if m and m.training_seconds else "-")
+        if section.reference:
+            cells.append(f"{reference[key[0]]:g}")
+        cells += [theirs_cell(p), *comparison, found]
+        lines.append("| " + " | ".join(cells) + " |")
+    lines += pairs_markdown(section, trials)
+    oracle = " ORACLE rows read the true deck order: an upper bound, not an honest agent." if any(
+        m.oracle for m in trials) else ""
+    lines += ["", VERDICTS_NOTE]
+    if section.reason or oracle:
+        lines += ["", ((f"Where a row differs: {section.reason}." if section.reason else "") + oracle).strip()]
+    return lines + [""]
+
+
+def pairs_markdown(section: Section, trials: list[Measured]) -> list[str]:
+    """Two setups on the same deals, game by game: the difference of their win rates with its paired 95%
+    interval, and the deals only one of them won."""
+    by_setup = {column_of(m, "setup"): m for m in section.pick(trials) if m.outcomes is not None}
+    lines = []
+    for first, second in section.pairs:
+        a, b = by_setup.get(first), by_setup.get(second)
+        if a is None or b is None:
+            continue
+        n = min(a.outcomes.size, b.outcomes.size)
+        diff = a.outcomes[:n].astype(float) - b.outcomes[:n].astype(float)
+        half = Z95 * float(diff.std(ddof=1)) / math.sqrt(n) if n > 1 else math.nan
+        mean = float(diff.mean())
+        verdict_text = "*agrees*" if abs(mean) <= half else "*differs*"
+        lines.append(f"| {first} | {second} | {100 * mean:+.1f} [{100 * (mean - half):+.1f}, {100 * (mean + half):+.1f}]"
+                     f" | {int(np.sum(diff > 0))} / {int(np.sum(diff < 0))} | {n:,} | {verdict_text} |")
+    if not lines:
+        return []
+    return ["", "Paired on the same deals:", "", "| setup | against | difference, points [95% CI] | deals only the "
+            "first / only the second won | deals | verdict |", "|---|---|---|---|---|---|", *lines]
+
+
+def bounds_markdown(section: Section, trials: list[Measured]) -> list[str]:
+    """ORACLE searches as upper bounds: each trial next to the published rows of the setup it bounds (the same
+    stages decided, the others random) on its difficulty, naming those that lie above the bound."""
+    lines = ["| ORACLE setup | budget | options | bound: win % [95% CI] (games) | bounds | published rows above "
+             "the bound |", "|---|---|---|---|---|---|"]
+    for m in sorted(trials, key=lambda m: (m.label, sorted(m.options.items()), m.value("budget") or 0)):
+        bounded = section.bounds.get(m.label)
+        rows = [p for p in section.game.published if p.label == bounded and not math.isnan(p.win_rate)
+                and all(m.options.get(k) == v for k, v in p.options.items())]
+        above = [p for p in rows if p.win_rate - (p.interval or 0.0) > 100 * m.high]
+        named = ", ".join(f"{p.win_rate:g} ({p.source}{_row_params(p)})" for p in above)
+        lines.append("| " + " | ".join([
+            m.label, cell_text(m.value("budget")), _optionscell_text(m.options), ours_cell(m), bounded or "-",
+            f"{len(above)} of {len(rows)}" + (f": {named}" if named else ""),
+        ]) + " |")
+    return lines + ["", "An ORACLE search reads the true deck orders, more than any honest policy for the same "
+                    "stages sees. Its rate still rises slowly with the budget, so it estimates the bound rather "
+                    "than proves it: a published figure far above it at every budget (beyond both intervals, and "
+                    "beyond the budgets' trend) cannot be reached on the game of RULES.md.", ""]
+
+
+def _optionscell_text(options: dict) -> str:
+    """The game options a trial played, as ``name value`` (a flag only when on); "-" when there are none."""
+    return ", ".join(name if value is True else f"{name} {value}" for name, value in options.items()
+                     if value is not False) or "-"
+
+
+def _row_params(p: Published) -> str:
+    """What tells a published row from the others of its setup: its algorithm and encoding."""
+    algo, encoding = p.params.get("algo"), p.params.get("encoding")
+    return (f", {algo}" if algo else "") + (f", encoding {encoding}" if encoding is not None else "")
+
+
+def _measures(values: dict, keys) -> str:
+    return ", ".join("-" if values.get(k) is None or math.isnan(values[k]) else f"{values[k]:.2f}" for k in keys)
+
+
+def measures_verdict(measures: tuple[str, ...], metrics: dict, seat: str, games: int, theirs: dict,
+                     their_games: int | None) -> str:
+    """*agrees* when every published measure of the seat's agent lies within the 95% interval of the difference
+    of two means (our standard deviation for both samples, ``their_games`` or ours when the source gives none);
+    else *differs* naming them."""
+    far = []
+    for measure in measures:
+        value, sd = theirs.get(measure), metrics.get(f"{measure}_sd_{seat}")
+        if value is None or math.isnan(value) or sd is None or games < 2:
+            continue
+        half = 1.96 * sd * math.sqrt(1 / games + 1 / (their_games or games))
+        if abs(metrics[f"{measure}_{seat}"] - value) > half:
+            far.append(measure)
+    return "*agrees*" if not far else f"*differs* ({', '.join(far)})"
+
+
+def seats_markdown(section: Section, trials: list[Measured]) -> list[str]:
+    """A two-player section whose published rows give each seat's win rate and measures: one row per setup and
+    seat of its first agent, ours beside theirs (the agent's measures, ``Game.seat_measures``; its opponent's
+    after /)."""
+    by_label = {p.label: p for p in section.published_rows()}
+    measures = section.game.seat_measures
+    header = ["setup", "seat", "ours: win % [95% CI] (games)", "published win %", *COMPARISON_HEADER, "verdict",
+              f"ours: {', '.join(measures)} / opponent's", "published", "measures", "s/game"]
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    rows = [(m, seat, counts, by_label.get(m.label)) for m in sorted(trials, key=lambda m: m.label)
+            for seat, counts in m.seats.items()]
+    comparisons = []
+    for m, seat, counts, published in rows:
+        theirs = published.params["seats"].get(seat) if published else None
+        count = published_count(theirs["win_rate"], theirs["interval"], theirs["games"]) if theirs else None
+        comparisons.append(None if count is None else Comparison(counts["wins"], counts["games"], *count))
+    for (m, seat, counts, published), comparison, found in zip(rows, comparisons, verdicts(comparisons)):
+        theirs = published.params["seats"].get(seat) if published else None
+        other = "second" if seat == "first" else "first"
+        metrics = counts.get("metrics", {})
+        ours_measures = (_measures(metrics, [f"{k}_{seat}" for k in measures]) + " / "
+                         + _measures(metrics, [f"{k}_{other}" for k in measures]))
+        low, high = counts["wilson_95"]
+        cells = [m.label, seat, f"{100 * counts['win_rate']:.1f} [{100 * low:.1f}, {100 * high:.1f}] "
+                                f"({counts['games']:,})"]
+        if theirs is None:
+            cells += ["-", "-", "-", "-", "no published value", ours_measures, "-", "-"]
+        else:
+            half = theirs["interval"]
+            cells += [f"{theirs['win_rate']:.2f}" + (f" ± {half:.2f} ({theirs['games']})" if half else "")
+                      + f" ({published.source})", *(["-"] * 3 if comparison is None else comparison.cells()),
+                      found, ours_measures,
+                      _measures(theirs, measures) + " / " + _measures(theirs["opponent"], measures),
+                      measures_verdict(measures, metrics, seat, counts["games"], theirs, theirs["games"])]
+        cells.append(f"{m.seconds_per_game:.2f}")
+        lines.append("| " + " | ".join(cells) + " |")
+    missing = sorted(set(by_label) - {m.label for m in trials})
+    if missing:
+        lines += ["", "Published, not run here: " + ", ".join(f"{label} ({by_label[label].source})"
+                                                               for label in missing) + "."]
+    return lines
+
+
+def best_markdown(section: Section, run: StudyRun, best: Measured | None) -> list[str]:
+    """A best-agent section (a study whose report names a ``config``): its chosen trial's test figure against
+    the one published row its ``published`` table selects; in a two-player game, each seat's test figure against
+    that row's rate of the same seat."""
+    lines = [f"## {section.title}", ""]
+    if best is None:
+        return lines + [f"`{run.spec.name}`: not run, or its chosen trial not tested yet.", ""]
+    thesis = section.published_rows()[0]
+    test, validation = best.chosen["test"], best.chosen["validation"]
+    win, (low, high), games = test["win_rate"], test["wilson_95"], test["games"]
+    command = f"lotr eval --config {section.config} --games {games} --seed {test['seed']}"
+    if test.get("seats"):
+        deals = games // len(test["seats"])
+        command = f"lotr eval --config {section.config} --games {deals} --seed {test['seed']} --seat {run.spec.seat}"
+        if "seats" in thesis.params:  # each seat's published rate
+            marks = {seat: published_count(row["win_rate"], row["interval"], row["games"])
+                     for seat, row in thesis.params["seats"].items()}
+        else:  # the first mover's wins and the second's, of the same games
+            first, second = thesis.params["counts"]
+            marks = {"first": (first, thesis.games, False), "second": None if second is None else (second, thesis.games,
+                                                                                                   False)}
+        claims = {seat: (counts, marks.get(seat)) for seat, counts in test["seats"].items()}
+        comparison = "; ".join(
+            f"{seat} seat {100 * counts['win_rate']:.2f}% [{100 * counts['wilson_95'][0]:.2f}, "
+            f"{100 * counts['wilson_95'][1]:.2f}] on {counts['games']:,}: " + claim
+            for (seat, (counts, _)), claim in zip(claims.items(), _claims(
+                [None if mark is None else Comparison(counts["wins"], counts["games"], *mark)
+                 for counts, mark in claims.values()], f"{thesis.label}'s", thesis.source)))
+    else:
+        [claim] = _claims([compare(round(win * games), games, thesis)], "the thesis's best", thesis.source)
+        comparison = f"against the thesis's best, {theirs_cell(thesis)}: {claim}"
+    return lines + [
+        f"Study `{run.spec.name}`, trial {best.number}: `{re.sub(r' weights=[^;)]*', '', str(best.config))}`.",
+        "",
+        f"Test: **{100 * win:.2f}% [{100 * low:.2f}, {100 * high:.2f}] on {games:,} fresh games** (chosen on "
+        f"validation, {100 * validation['win_rate']:.2f}% on {validation['games']:,} other games; search figure "
+        f"{100 * best.win_rate:.1f}% on {best.games:,} games, optimistic); {comparison}. Reproduce with "
+        f"`{command}`.",
+        "",
+    ]
+
+
+def _claims(comparisons: list[Comparison | None], whose: str, source: str) -> list[str]:
+    """Each claim "above the published rate": made where ours is higher and the test of equal rates rejects it
+    (Holm's correction over the claims), with the difference and the p-value either way."""
+    rejected = iter(holm([c.test[0] for c in comparisons if c is not None]))
+    found = []
+    for c in comparisons:
+        if c is None:
+            found.append(f"no published rate of {whose} seat")
+            continue
+        above = next(rejected) and c.difference > 0
+        low, high = c.interval
+        found.append(f"{'above' if above else 'not above'} {whose} {100 * c.their_wins / c.their_games:.2f} "
+                     f"({source}; {c.their_wins:,} of {c.their_games:,}{' implied' if c.implied else ''}): "
+                     f"{100 * c.difference:+.2f} points [{100 * low:+.2f}, {100 * high:+.2f}], p = {c.test[0]:.2g} "
+                     f"({c.test[1]}, Holm over the claims)")
+    return found
+
+
+def pareto_markdown(run: StudyRun, title: str, figure: str) -> list[str]:
+    """A two-objective study's Pareto front: its trials by time per game, with their parameters and figure."""
+    lines = [f"## {title}", "", "| trial | win % [95% CI] (games) | ms/game | parameters |", "|---|---|---|---|"]
+    for m in sorted(run.pareto, key=lambda m: m.seconds_per_game):
+        params = ", ".join(f"{k} {v:.3g}" if isinstance(v, float) else f"{k} {v}" for k, v in m.params.items())
+        lines.append(f"| {m.number} | {ours_cell(m)} | {1000 * m.seconds_per_game:.2f} | {params} |")
+    return lines + ["", f"![Pareto front](figures/{figure})", ""]
