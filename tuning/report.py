@@ -51,6 +51,17 @@ def previous_report(out: Path) -> tuple[dict[str, list[str]], dict[str, str]]:
     return blocks, rows
 
 
+EARLIER_VERDICTS = ("Kept from an earlier report, whose verdicts used an earlier rule (a row *agrees* when the two "
+                    "intervals overlap), not the test above: this section's studies are not here to be judged again.")
+
+
+def _judged_by_an_earlier_rule(block: list[str]) -> bool:
+    """Whether a kept section's verdicts predate the test of equal rates (and it does not say so yet)."""
+    text = "\n".join(block)
+    judged = "*agrees*" in text or "*differs*" in text
+    return judged and VERDICTS_NOTE.split(" (")[0] not in text and EARLIER_VERDICTS not in text
+
+
 def write_report(study_files: list[Path], out: Path, root: Path = Path(".")) -> Path:
     """Read the studies (default local stores in ``root``); write ``out`` and its figures (``figures/`` beside it).
 
@@ -73,7 +84,9 @@ def write_report(study_files: list[Path], out: Path, root: Path = Path(".")) -> 
         block = kept_blocks.get(title)
         if block is None or any(runs[name].trials is not None for name in names):
             return None
-        return None if export and export not in "\n".join(block) else block
+        if export and export not in "\n".join(block):
+            return None
+        return block + [EARLIER_VERDICTS, ""] if _judged_by_an_earlier_rule(block) else block
 
     lines = [
         "# Results: this pipeline next to the thesis",

@@ -100,8 +100,8 @@ def section_markdown(section: Section, runs: dict[str, StudyRun]) -> list[str]:
         return lines + bounds_markdown(section, trials)
     published = section.published_rows()
     if any("seats" in p.params for p in published):
-        return lines + seats_markdown(section, trials) + ["", VERDICTS_NOTE, "",
-                                                          f"Where a row differs: {section.reason}.", ""]
+        differs = [f"Where a row differs: {section.reason}.", ""] if section.reason else []
+        return lines + seats_markdown(section, trials) + ["", VERDICTS_NOTE, "", *differs]
     by_key = {section.theirs(p): p for p in published}
     rows = []
     for m in section.pick(trials):
