@@ -118,7 +118,7 @@ def test_mlflow_shows_the_trials_truly(finished_main_job, browser):
     is the chosen trial's run, whose page shows the model."""
     folder, runs = finished_main_job, trial_runs(finished_main_job)
     command = command_starting("mlflow ui ")
-    page = browser.new_page(viewport={"width": 1500, "height": 620})
+    page = browser.new_page(viewport={"width": 1800, "height": 560})
     with server(command, folder, "--workers", "1") as url:
         address = re.search(r"then open http://127.0.0.1:5000(\S+)", (ROOT / "README.md").read_text())[1]
         page.goto(url + address)  # the README's address (experiment 1: the first study of a store) on this port
@@ -157,11 +157,13 @@ def test_mlflow_shows_the_trials_truly(finished_main_job, browser):
         source = page.get_by_role("link", name="trial-0")
         source.wait_for(timeout=60_000)
         assert runs["trial-0"]["id"] in source.get_attribute("href")  # the version's source: the chosen trial
-        page.wait_for_load_state("networkidle")
+        page.get_by_role("link", name="agent").first.wait_for(timeout=60_000)  # its source model, the trial's
         shoot(page, "mlflow-model-version", folder)
         source.click()
         page.get_by_text("Registered models").first.wait_for(timeout=60_000)
-        assert page.get_by_role("link", name="mcts-hpo").count()  # the trial's page shows the model
+        registered = page.locator("a[href*='models/mcts-hpo/versions/1']")  # the trial's page shows the model
+        registered.first.wait_for(timeout=60_000)
+        assert "trial-0" in page.inner_text("body") and "Parent run" in page.inner_text("body")
     page.close()
 
 

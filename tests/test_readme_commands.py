@@ -91,7 +91,7 @@ def test_the_readme_s_dry_run_runs_as_written(tmp_path):
 def test_the_main_job_and_its_export_run_as_written(finished_main_job):
     """The main job (``conftest.finished_main_job``, about 35 s, shared with the browser test), then the README's
     two ``lotr tune export mcts-hpo ...`` commands in its folder (a few seconds each): the chosen trial again."""
-    assert command_starting("python3.11 -m venv .venv") and MAIN_JOB in readme_commands()
+    assert MAIN_JOB in readme_commands()  # the install line's last command
     exports = [c for c in readme_commands() if c.startswith("lotr tune export mcts-hpo ")]
     assert len(exports) == 2  # by name here, and by its store's path
     for command in exports:
