@@ -376,7 +376,7 @@ def test_a_killed_driver_leaves_runs_that_the_resume_closes(in_tmp):
     runs = client.search_runs([client.get_experiment_by_name("f").experiment_id])
     assert not [r for r in runs if r.info.status == "RUNNING"]
     by_name = {r.info.run_name: r for r in runs if "mlflow.parentRunId" in r.data.tags}
-    assert by_name[f"trial-{killed.number}"].info.status == "KILLED"
+    assert by_name[f"trial-{killed.number} failed"].info.status == "KILLED"
     assert sum(r.info.status == "KILLED" for r in runs if "mlflow.parentRunId" not in r.data.tags) == 1
 
 

@@ -2,11 +2,13 @@
 
 import json
 import os
+import re
 import subprocess
 import sys
 import textwrap
 import tomllib
 
+import numpy as np
 import optuna
 import pytest
 from conftest import run_cli
@@ -23,6 +25,7 @@ from tuning.samplers import SAMPLERS
 from tuning.storage import storage_for, storage_object
 from tuning.study_file import load_study, parse_study
 from tuning.study_record import open_study
+from tuning.tracking import trial_run_name
 
 MCTS_STUDY = """
 name = "{name}"
@@ -64,8 +67,12 @@ def test_a_two_trial_study_end_to_end_on_the_default_stores(in_tmp):
     parent = [r for r in runs if "mlflow.parentRunId" not in r.data.tags]
     children = sorted((r for r in runs if r.data.tags.get("mlflow.parentRunId") == parent[0].info.run_id),
                       key=lambda r: r.info.run_name)
-    assert len(parent) == 1 and [r.info.run_name for r in children] == ["trial-0", "trial-1"]
-    assert children[1].data.tags["state"] == study.trials[1].state.name.lower()
+    second = study.trials[1].state.name.lower()
+    assert len(parent) == 1 and [r.info.run_name for r in children] == ["trial-0", trial_run_name(1, second)]
+    assert children[1].data.tags["state"] == children[1].data.params["state"] == second
+    assert children[1].data.metrics["games_played"] == study.trials[1].user_attrs["games"]  # pruned or not
+    assert children[1].data.metrics["win_rate"] == pytest.approx(study.trials[1].value)
+    assert experiment.tags["mlflow.experimentKind"] == "custom_model_development"  # not a GenAI experiment
     child = children[0]
     assert {"budget", "c"} <= set(child.data.params) and child.data.tags["state"] == "complete"
     assert {"win_rate", "win_rate_low", "win_rate_high", "seconds_per_game", "ms_per_decision.questing"} <= set(child.data.metrics)
@@ -94,6 +101,8 @@ def test_a_two_trial_study_end_to_end_on_the_default_stores(in_tmp):
     assert {"figures/trials.csv", "figures/optimization_history.png", "figures/optimization_history.html"} <= figures
     version = client.get_model_version_by_alias("s", "best")
     assert chosen["model"] == f"models:/s/{version.version}"
+    assert version.run_id == chosen["mlflow_run"] and version.tags["parent_run"] == parent[0].info.run_id
+    assert client.get_run(chosen["mlflow_run"]).info.status == "FINISHED"  # logging the model kept its status
     assert version.tags["trial"] == str(chosen["trial"]) and version.tags["test_seed"] == "2000003"
     assert float(version.tags["test_win_rate"]) == pytest.approx(chosen["test"]["win_rate"])
     assert f"trial {chosen['trial']}" in version.description and "test win rate" in version.description
@@ -127,10 +136,10 @@ def test_a_two_trial_study_end_to_end_on_the_default_stores(in_tmp):
     assert len([r for r in client.search_runs([experiment.experiment_id]) if "mlflow.parentRunId" not in r.data.tags]) == 1
 
 
-def test_export_writes_the_best_as_toml_or_json(in_tmp, capsys):
+def test_export_writes_the_best_as_toml_or_json(in_tmp, capsys, monkeypatch):
     path = write_study(in_tmp, name="e", games=10, trials=2)
     code, _, err = run_cli(capsys, "tune", "export", str(path), "--out", "x.json")
-    assert code == 2 and "e.db does not exist; run lotr tune run" in err and not (in_tmp / "e.db").exists()
+    assert code == 2 and "no store of it here: looked for e.journal and e.db" in err and not (in_tmp / "e.db").exists()
     run_study(load_study(path))
     code, out, _ = run_cli(capsys, "tune", "export", str(path), "--out", "best.json")
     assert code == 0
@@ -144,6 +153,38 @@ def test_export_writes_the_best_as_toml_or_json(in_tmp, capsys):
     assert Setup.load(in_tmp / "t1" / "agent.toml").questing["budget"] == trial.params["budget"]
     code, _, err = run_cli(capsys, "tune", "export", "--run-id", "nope", "--out", "x.toml")
     assert code == 2 and "--run-id nope" in err and len(err.strip().splitlines()) == 1
+    parent = client.get_run(child.data.tags["mlflow.parentRunId"])
+    code, _, _ = run_cli(capsys, "tune", "export", "--run-id", parent.info.run_id, "--out", "p.json")
+    kept = json.loads((in_tmp / "p.json").read_text())["metadata"]  # the parent's export: its figures kept
+    assert code == 0 and kept == {**data["metadata"], "exported": kept["exported"]}
+    figures = Setup.read_mapping(in_tmp / "t1" / "agent.toml")["metadata"]  # a candidate's: its validation figure
+    assert figures["validation_win_rate"] == pytest.approx(child.data.metrics["validation_win_rate"])
+    assert figures["validation_games"] == 100 and len(figures["validation_wilson_95"]) == 2
+    # From another folder: where it looked and how to point at it; nothing created by a read
+    elsewhere = in_tmp / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    code, _, err = run_cli(capsys, "tune", "export", "e", "--out", "x.json")
+    assert code == 2 and f"looked for e.journal and e.db in {elsewhere}" in err and "--storage PATH/e.journal" in err
+    assert len(err.strip().splitlines()) == 1
+    code, _, err = run_cli(capsys, "tune", "export", "--run-id", child.info.run_id, "--out", "x.json")
+    assert code == 2 and "mlflow.db (from MLflow's default): no such file; give --tracking-uri" in err
+    assert len(err.strip().splitlines()) == 1 and not list(elsewhere.iterdir())  # no empty store made
+    code, _, _ = run_cli(capsys, "tune", "export", "e", "--storage", str(in_tmp / "e.db"), "--out", "x.json")
+    assert code == 0 and json.loads((elsewhere / "x.json").read_text())["metadata"]["trial"] == data["metadata"]["trial"]
+    code, _, _ = run_cli(capsys, "tune", "export", "--run-id", child.info.run_id, "--tracking-uri",
+                         f"sqlite:///{in_tmp}/mlflow.db", "--out", "t1.toml")
+    assert code == 0 and Setup.load(elsewhere / "t1.toml") == Setup.load(in_tmp / "t1" / "agent.toml")
+
+
+def test_a_storage_is_a_journal_or_sqlite_file_or_a_url():
+    from tuning.storage_url import storage_url
+
+    assert storage_url("runs/s.journal") == "journal:runs/s.journal" and storage_url("/x/s.db") == "sqlite:////x/s.db"
+    for url in ("journal:s.journal", "sqlite:///s.db", "postgresql://postgres@127.0.0.1:5432/test"):
+        assert storage_url(url) == url
+    with pytest.raises(SpecError, match=r"storage 's.txt': not a storage; give a .journal or .db file, journal:PATH"):
+        storage_url("s.txt")
 
 
 @pytest.mark.slow
@@ -191,6 +232,9 @@ def test_pruning_stops_a_bad_configuration_early(in_tmp):
     assert pruned.user_attrs["games"] == max(pruned.intermediate_values) and len(pruned.user_attrs["wilson_95"]) == 2
     run = MlflowClient(f"sqlite:///{in_tmp}/mlflow.db").get_run(pruned.user_attrs["mlflow_run"])
     assert run.info.status == "FINISHED" and run.data.tags["state"] == "pruned"  # a normal outcome, not a failure
+    assert run.info.run_name == "trial-1 pruned" and run.data.params["state"] == "pruned"  # seen as what it is
+    assert run.data.metrics["win_rate"] == pytest.approx(pruned.value) and pruned.value < trials[0].value  # below
+    assert run.data.metrics["games_played"] == pruned.user_attrs["games"]
 
 
 def tomllib_load(path):
@@ -400,13 +444,23 @@ def test_dry_run_names_the_fixed_values_and_checks_the_stores(in_tmp, capsys):
     assert sorted(p.name for p in in_tmp.iterdir()) == ["n.toml"]  # nothing created
     path.write_text(path.read_text() + '[mlflow]\ntracking_uri = "http://127.0.0.1:1"\n')
     code, _, err = run_cli(capsys, "tune", "run", str(path), "--dry-run")
-    assert code == 2 and "http://127.0.0.1:1" in err and len(err.strip().splitlines()) == 1
+    assert code == 2 and "http://127.0.0.1:1 (from mlflow.tracking_uri in the study file)" in err
+    assert len(err.strip().splitlines()) == 1
+
+
+def test_an_unreachable_tracking_server_is_named_with_where_its_uri_came_from(in_tmp, capsys, monkeypatch):
+    path = write_study(in_tmp, name="n", games=10, trials=1)
+    monkeypatch.setenv("MLFLOW_TRACKING_URI", "http://127.0.0.1:1")
+    code, _, err = run_cli(capsys, "tune", "run", str(path), "--dry-run")
+    assert code == 2 and "(from MLFLOW_TRACKING_URI): " in err and "start the server or fix MLFLOW_TRACKING_URI" in err
+    code, _, err = run_cli(capsys, "tune", "export", "--run-id", "r", "--tracking-uri", "http://127.0.0.1:2", "--out", "x.json")
+    assert code == 2 and "http://127.0.0.1:2 (from --tracking-uri): " in err and len(err.strip().splitlines()) == 1
 
 
 def test_export_takes_a_study_name_and_writes_the_chosen_trial_from_the_record(in_tmp, capsys):
     path = write_study(in_tmp, name="n", games=10, trials=2)
     code, _, err = run_cli(capsys, "tune", "export", "n", "--out", "best.json")
-    assert code == 2 and "n.db does not exist" in err and len(err.strip().splitlines()) == 1
+    assert code == 2 and "looked for n.journal and n.db" in err and len(err.strip().splitlines()) == 1
     chosen = run_study(load_study(path)).selection
     code, out, _ = run_cli(capsys, "tune", "export", "n", "--out", "best.json")
     assert code == 0 and "exported best.json" in out
@@ -438,3 +492,41 @@ def test_a_trials_outcomes_are_in_game_order_whatever_the_order_its_chunks_finis
     assert np.array_equal(shuffled.prefix(), wins[:2].ravel())
     shuffled.add(*chunk(2, 3))
     assert np.array_equal(shuffled.prefix(), in_order.prefix())
+
+
+def test_no_trial_is_pruned_while_its_running_win_rate_is_at_or_above_the_best():
+    from tuning.outcomes import OUTCOMES, pack_outcomes
+    from tuning.pruners import PRUNERS
+
+    study = optuna.create_study(direction="maximize", pruner=PRUNERS["wilcoxon"].make())
+    best = [True] * 20 + [False] * 20  # all of the first 20 deals won, none of the last 20: 0.5
+    study.add_trial(optuna.create_trial(value=0.5, intermediate_values={40: 0.5},
+                                        user_attrs={OUTCOMES: pack_outcomes(np.array(best))}))
+    for wins, pruned in (([True] * 12 + [False] * 8, False), ([True] * 8 + [False] * 12, True)):
+        trial = study.ask()  # both significantly worse on the 20 deals; the first at 60% so far
+        trial.set_user_attr(OUTCOMES, pack_outcomes(np.array(wins)))
+        trial.report(float(np.mean(wins)), len(wins))
+        assert trial.should_prune() == pruned
+
+
+def test_the_parent_run_s_parallel_coordinates_have_plain_numbers_on_log_axes():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from optuna.visualization.matplotlib import plot_parallel_coordinate
+
+    from tuning.study_plots import readable_axes
+
+    study = optuna.create_study(direction="maximize")
+    study.optimize(lambda t: t.suggest_float("c", 0.1, 3.0, log=True) + t.suggest_int("budget", 40, 800), n_trials=8)
+    with pytest.warns(optuna.exceptions.ExperimentalWarning):
+        plot_parallel_coordinate(study, target_name="win_rate")
+    figure = plt.gcf()
+    readable_axes(figure)
+    figure.canvas.draw()
+    logs = [axis for axis in figure.axes if axis.get_yscale() == "log"]
+    labels = [label.get_text() for axis in logs for label in axis.get_yticklabels() if label.get_visible()]
+    plt.close(figure)
+    assert logs and len(labels) >= 3 and all(re.fullmatch(r"[0-9.]+", text) for text in labels if text), labels
+    assert figure.get_size_inches()[0] >= 1.6 * 3

@@ -7,14 +7,23 @@ agent that the setup assigns to the pending decision, as a dict with its
 ``role`` and fields (LOTR's ``Plan(buy=...)`` gives ``{"role": "planning",
 "buy": [...]}``; an action that is a plain value gives ``{"role": ...,
 "action": value}``).
+
+The model carries what it needs where it is served (``mlflow models serve``
+in a fresh environment): the project's packages as its code (``code/``, put
+first on the path when it loads) and the third-party packages they import,
+pinned at the versions it was built with (``requirements``).
 """
 
 from __future__ import annotations
 
 import contextlib
 import dataclasses
+import importlib
+import importlib.metadata
 import logging
 import os
+import shutil
+import tempfile
 from pathlib import Path
 
 import mlflow
@@ -61,10 +70,32 @@ SIGNATURE = ModelSignature(
 )
 
 
+SERVED = ("mlflow", "pandas", "numpy", "numba", "tomli-w", "tqdm")  # load, predict and serve any agent
+CODE = ("gamecore", "agents", "tuning", "lotr_lab")  # the project's packages besides the game's own
+
+
+def requirements(setup) -> list[str]:
+    """The distributions the model's code imports where it is served, pinned at this environment's versions:
+    ``SERVED``, torch for trained networks, open-spiel for OpenSpiel's bots."""
+    names = [*SERVED, *(["torch"] if setup.has_trained_agents else []),
+             *(["open-spiel"] if any(s.kind.name.startswith("openspiel") for s in setup.agents) else [])]
+    return [f"{name}=={importlib.metadata.version(name)}" for name in names]
+
+
+def _code(setup, folder: Path) -> list[str]:
+    """Copies in ``folder`` of the project's packages and the game's, without their caches (compiled code is
+    compiled again where the model is served); MLflow puts them in the model's ``code/``."""
+    copies = []
+    for name in (*CODE, setup.game.kernels.__name__.partition(".")[0]):  # the game's package: its kernels' one
+        source = Path(importlib.import_module(name).__file__).parent
+        copies.append(str(shutil.copytree(source, folder / name, ignore=shutil.ignore_patterns("__pycache__"))))
+    return copies
+
+
 def register_agent(tracking_uri: str, run_id: str, name: str, config: Path, description: str, tags: dict) -> str:
-    """Log ``config`` (and the weights beside it) as the pyfunc model of ``run_id``, register it as
-    ``name`` with the alias ``best``, with ``description`` and ``tags`` on the version; return the
-    version's URI ``models:/<name>/<version>``."""
+    """Log ``config`` (and the weights beside it) as the pyfunc model of ``run_id`` (the chosen trial's run: the
+    version's source), register it as ``name`` with the alias ``best``, with ``description`` and ``tags`` on
+    the version; return the version's URI ``models:/<name>/<version>``. The run keeps its status."""
     os.environ.setdefault("MLFLOW_ENABLE_ARTIFACTS_PROGRESS_BAR", "false")  # no bars among the study's lines
     logging.getLogger("mlflow").setLevel(logging.ERROR)  # nor its notice on pickling the model
     import pandas as pd
@@ -76,13 +107,18 @@ def register_agent(tracking_uri: str, run_id: str, name: str, config: Path, desc
     options = Setup.read_mapping(config).get("metadata", {}).get("options", {})
     artifacts = {"config": str(config)} | {w.name: str(w) for w in setup.weights_files}
     example = pd.DataFrame({"state": [game.new_game(0, **options).to_json()]})
-    with _tracking_uri(tracking_uri), mlflow.start_run(run_id=run_id):
+    client = mlflow.MlflowClient(tracking_uri)
+    before = client.get_run(run_id).info
+    with _tracking_uri(tracking_uri), mlflow.start_run(run_id=run_id), tempfile.TemporaryDirectory() as folder:
         info = mlflow.pyfunc.log_model(
             name="agent", python_model=AgentModel(), artifacts=artifacts, registered_model_name=name,
-            pip_requirements=["lotr-tuning"], signature=SIGNATURE, input_example=example,
+            code_paths=_code(setup, Path(folder)), pip_requirements=requirements(setup), signature=SIGNATURE,
+            input_example=example,
         )
-    client = mlflow.MlflowClient(tracking_uri)
-    client.update_run(run_id, status="RUNNING")  # the block above ended the run; its driver ends it
+    if before.status == "RUNNING":  # the block above ended the run as FINISHED; its driver ends it
+        client.update_run(run_id, status="RUNNING")
+    else:
+        client.set_terminated(run_id, before.status, end_time=before.end_time)
     version = info.registered_model_version
     client.update_model_version(name, version, description=description)
     for key, value in tags.items():

@@ -17,6 +17,7 @@ from agents.specs import AgentSpec, SpecError, agent_names
 from gamecore import DEFAULT_GAME
 from gamecore.interface import imported
 from gamecore.params import Param, positive_int, seed_int
+from tuning.storage_url import STORAGE_FORMS
 
 
 class _Parser(argparse.ArgumentParser):
@@ -125,7 +126,8 @@ def build_parser(game_name: str | None = None) -> argparse.ArgumentParser:
     run.add_argument("study", help="a study file, e.g. studies/mcts-hpo.toml")
     run.add_argument("--n-trials", type=positive_int, help="trial budget (complete + pruned), overriding the file's")
     run.add_argument("--workers", type=positive_int, help="local worker processes, overriding the file's")
-    run.add_argument("--storage", help="Optuna storage URL, e.g. postgresql://user@host/db")
+    run.add_argument("--storage", help=f"the study's storage: {STORAGE_FORMS} (default: the file's, else "
+                     "<name>.db for one worker, <name>.journal for several, here)")
     run.add_argument("--out", help="where to export the best configuration (default <name>-best.toml)")
     run.add_argument("--executor", choices=EXECUTORS,
                      help="where the trials' games run, overriding the file's search.executor (ray: a Ray cluster)")
@@ -134,16 +136,18 @@ def build_parser(game_name: str | None = None) -> argparse.ArgumentParser:
     run.set_defaults(handler=_tune_run, command_parser=run)
     worker = tune_commands.add_parser("worker", help="join a running study (any machine) until its budget is met")
     worker.add_argument("study", help="the study file the study was started from")
-    worker.add_argument("--storage", required=True, help="the study's shared storage, e.g. postgresql://...")
+    worker.add_argument("--storage", required=True, help=f"the study's shared storage: {STORAGE_FORMS}")
     worker.add_argument("--n-trials", type=positive_int, help="trial budget, overriding the file's")
     worker.add_argument("--wait", type=positive_int, default=600,
                         help="seconds to wait for lotr tune run to start the study (workers launched together)")
     worker.set_defaults(handler=_tune_worker, command_parser=worker)
     export = tune_commands.add_parser("export", help="write the study's best configuration (TOML or JSON)")
     export.add_argument("study", nargs="?", help="the study file or the study's name (or give --run-id)")
-    export.add_argument("--storage", help="the study's storage (default: the file's, else <name>.db or <name>.journal here)")
+    export.add_argument("--storage", help=f"the study's storage: {STORAGE_FORMS} (default: the file's, else "
+                        "<name>.journal or <name>.db here)")
     export.add_argument("--run-id", help="export the configuration logged by this MLflow run instead")
-    export.add_argument("--tracking-uri", help="the MLflow store of --run-id (default: MLflow's default)")
+    export.add_argument("--tracking-uri", help="the MLflow store of --run-id, e.g. sqlite:///PATH/mlflow.db or "
+                        "http://HOST:5000 (default: MLFLOW_TRACKING_URI, else mlflow.db here)")
     export.add_argument("--out", required=True, help="best.toml or best.json")
     export.set_defaults(handler=_tune_export, command_parser=export)
     if game_name in gamecore.names():  # lotr <game> <command>: a game's own commands (only that game is loaded)

@@ -35,6 +35,7 @@ from agents.specs import SpecError
 from tuning.samplers import SAMPLERS
 from tuning.selection import finish, is_finished
 from tuning.storage import check_storage, driver_identity, driver_lock, set_driver, storage_for
+from tuning.storage_url import storage_url
 from tuning.study_file import StudySpec
 from tuning.study_record import StudyResult, close_abandoned, counted, kept, open_study, study_result
 from tuning.supervision import compile_agents, run_workers, share_workers
@@ -62,7 +63,8 @@ def run_study(spec: StudySpec, n_trials: int | None = None, workers: int | None 
         close_stale_runs(tracker, study)
         if is_finished(study, spec, n_trials, target):
             chosen = study.user_attrs.get("selection")
-            return study_result(spec, study, 0.0, None, chosen, target, already_finished=True)
+            return study_result(spec, study, 0.0, None, chosen, target, already_finished=True,
+                                mlflow_view=tracker.view())
         with deferred():
             parent = tracker.start_run(
                 f"{spec.name} {datetime.datetime.now():%Y-%m-%d %H:%M:%S}",
@@ -97,7 +99,7 @@ def run_study(spec: StudySpec, n_trials: int | None = None, workers: int | None 
                 tracker.end(parent, "FAILED")
             raise
         tracker.end(parent)
-        return study_result(spec, study, seconds, parent, selection, target)
+        return study_result(spec, study, seconds, parent, selection, target, mlflow_view=tracker.view())
 
 
 def join_study(spec: StudySpec, storage: str, n_trials: int | None = None, wait: float = 600.0) -> int:
@@ -106,6 +108,7 @@ def join_study(spec: StudySpec, storage: str, n_trials: int | None = None, wait:
     this worker ran."""
     with stop_signals():
         worker = int.from_bytes(os.urandom(4), "little")
+        storage = storage_url(storage)
         study = open_study(spec, storage, worker)
         deadline = time.monotonic() + wait
         if "parent_run" not in study.user_attrs:

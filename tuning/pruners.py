@@ -54,6 +54,22 @@ def sign_test_p(successes: int, trials: int) -> float:
     return sum(math.comb(trials, k) for k in range(successes + 1)) / 2**trials
 
 
+class BehindTheBest(optuna.pruners.BasePruner):
+    """``pruner``, restricted to trials whose running value is below the best complete trial's value: a pruned
+    trial's value (its win rate over the games it played, logged as its ``win_rate``) is then always below the
+    best's, and no chart ranks a stopped trial above the one it was stopped for."""
+
+    def __init__(self, pruner: optuna.pruners.BasePruner):
+        self.pruner = pruner
+
+    def prune(self, study: optuna.Study, trial: FrozenTrial) -> bool:
+        verdict = self.pruner.prune(study, trial)  # always asked: a pruner may keep books (halving's rungs)
+        complete = study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))
+        if not verdict or trial.last_step is None or not complete:
+            return verdict
+        return trial.intermediate_values[trial.last_step] < max(t.values[0] for t in complete)
+
+
 @dataclass(frozen=True)
 class Pruner:
     """A pruner's maker, and whether it may be given a training curve (it reads intermediate values alone)."""
@@ -63,8 +79,8 @@ class Pruner:
 
 
 PRUNERS: dict[str, Pruner] = {
-    "wilcoxon": Pruner(PairedWilcoxonPruner, reads_curves=False),
-    "median": Pruner(lambda: optuna.pruners.MedianPruner(n_startup_trials=3), reads_curves=True),
-    "halving": Pruner(optuna.pruners.SuccessiveHalvingPruner, reads_curves=True),
+    "wilcoxon": Pruner(lambda: BehindTheBest(PairedWilcoxonPruner()), reads_curves=False),
+    "median": Pruner(lambda: BehindTheBest(optuna.pruners.MedianPruner(n_startup_trials=3)), reads_curves=True),
+    "halving": Pruner(lambda: BehindTheBest(optuna.pruners.SuccessiveHalvingPruner()), reads_curves=True),
     "none": Pruner(optuna.pruners.NopPruner, reads_curves=False),
 }

@@ -101,7 +101,8 @@ def finish(spec: StudySpec, study: optuna.Study, tracker: Tracker, parent: str, 
         if "model" not in chosen or chosen.get("registered_for") != chosen["trial"]:
             export(study, chosen, target)
             chosen["model"] = registered(tracker, spec.name, chosen["trial"]) or register_agent(
-                tracker.tracking_uri, parent, spec.name, target, *_registry_entry(spec.name, chosen, best))
+                tracker.tracking_uri, chosen["mlflow_run"] or parent, spec.name, target,
+                *_registry_entry(spec.name, chosen, best, parent))
             chosen["registered_for"] = chosen["trial"]
         study.set_user_attr("selection", chosen)
         export(study, chosen, target)
@@ -153,11 +154,12 @@ def describe_choice(chosen: dict) -> str:
             f"{describe(chosen['search'])} (optimistic)")
 
 
-def _registry_entry(study: str, chosen: dict, trial: FrozenTrial) -> tuple[str, dict]:
-    """The model version's description and tags."""
+def _registry_entry(study: str, chosen: dict, trial: FrozenTrial, parent: str) -> tuple[str, dict]:
+    """The model version's description and tags (the chosen trial's run is its source; the parent run, the
+    study's invocation that chose it, is a tag)."""
     setup = trial.user_attrs["config"]["setup"]
     tags = {"study": study, "trial": chosen["trial"], "setup": setup,
-            "mlflow_run": chosen["mlflow_run"], "code_version": chosen["code_version"]}
+            "mlflow_run": chosen["mlflow_run"], "parent_run": parent, "code_version": chosen["code_version"]}
     for kind in ("test", "validation"):
         tags.update({f"{kind}_{key}": chosen[kind][key] for key in ("win_rate", "games", "seed")})
     return f"{setup}: {describe_choice(chosen)}", tags

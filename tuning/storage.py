@@ -1,8 +1,8 @@
 """Where a study's trials live: Optuna storages, their faults, and who may drive a study.
 
-- ``storage_for``: the study's storage URL (the study file's, else a default
-  file here: ``<name>.db`` (SQLite) for one worker, ``journal:<name>.journal``
-  (Optuna's journal file, process-safe without a server) for several).
+- ``storage_url`` (``tuning.storage_url``): the one syntax of a storage, wherever it is given.
+- ``storage_for``: the study's storage URL (the one given, else a default
+  file here: ``<name>.db`` for one worker, ``<name>.journal`` for several).
 - ``storage_object``: what Optuna takes for a URL. Database storages record a
   heartbeat per running trial (``Heartbeat``); a trial whose heartbeat is older
   than the grace period belongs to a dead worker: ``fail_stale`` fails it and
@@ -37,8 +37,8 @@ from optuna.storages.journal._file import get_lock_file
 from optuna.trial import FrozenTrial, TrialState
 
 from agents.specs import SpecError
+from tuning.storage_url import JOURNAL, local_store, storage_url
 
-JOURNAL = "journal:"
 CONNECT_SECONDS = 10  # a database server that does not answer within this is unreachable
 MAX_RETRIES = 3  # a trial lost with its worker is queued again at most this often
 COUNTED = (TrialState.COMPLETE, TrialState.PRUNED)  # the trials a budget counts
@@ -53,11 +53,11 @@ class Liveness:
 
 
 def storage_for(name: str, given: str | None, workers: int, root: Path = Path(".")) -> str:
-    """The study's storage URL: ``given``, else the default store in ``root`` that already holds the study
-    (so that it resumes, exports and reports whatever its first run's worker count), else a journal file
-    for several workers and an SQLite file for one."""
+    """The study's storage URL: ``given`` (any form of ``storage_url``), else the default store in ``root`` that
+    already holds the study (so that it resumes, exports and reports whatever its first run's worker count),
+    else a journal file for several workers and an SQLite file for one."""
     if given:
-        return given
+        return storage_url(given)
     journal, database = root / f"{name}.journal", root / f"{name}.db"
     if journal.is_file() or (workers > 1 and not database.is_file()):
         return f"{JOURNAL}{journal}"
@@ -65,14 +65,6 @@ def storage_for(name: str, given: str | None, workers: int, root: Path = Path(".
         raise SpecError(f"study {name} is in {database} (SQLite, one worker at a time); run it with --workers 1, "
                         "or give --storage")
     return f"sqlite:///{database}"
-
-
-def local_store(url: str) -> Path | None:
-    """The file of a journal or SQLite storage URL (None for a server)."""
-    for prefix in (JOURNAL, "sqlite:///"):
-        if url.startswith(prefix):
-            return Path(url[len(prefix):])
-    return None
 
 
 def check_storage(url: str) -> str:

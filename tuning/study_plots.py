@@ -25,7 +25,8 @@ def write_study_figures(study: optuna.Study, spec: StudySpec, folder: Path) -> l
     files = [folder / "trials.csv"]
     study.trials_dataframe().to_csv(files[0], index=False)
     names = PLOTS + (("pareto_front",) if len(spec.metrics) > 1 else ())
-    options = {"target": lambda t: t.values[0], "target_name": "win_rate"} if len(spec.metrics) > 1 else {}
+    options = ({"target": lambda t: t.values[0], "target_name": spec.metrics[0]} if len(spec.metrics) > 1
+               else {"target_name": spec.metrics[0]})
     for name in names:
         kwargs = {"target_names": list(spec.metrics)} if name == "pareto_front" else options
         try:
@@ -33,6 +34,7 @@ def write_study_figures(study: optuna.Study, spec: StudySpec, folder: Path) -> l
                 warnings.simplefilter("ignore")
                 getattr(visualization, f"plot_{name}")(study, **kwargs).write_html(folder / f"{name}.html")
                 getattr(static, f"plot_{name}")(study, **kwargs)
+                readable_axes(plt.gcf())
                 plt.gcf().savefig(folder / f"{name}.png", dpi=110, bbox_inches="tight")
                 plt.close("all")
         except (ValueError, RuntimeError, ZeroDivisionError):  # too few finished trials for this plot
@@ -40,3 +42,21 @@ def write_study_figures(study: optuna.Study, spec: StudySpec, folder: Path) -> l
             continue
         files += [folder / f"{name}.html", folder / f"{name}.png"]
     return files
+
+
+def readable_axes(figure) -> None:
+    """Axes a person can read: room for each of a parallel-coordinate plot's axes, plain numbers on log axes
+    (0.1, 0.2, 0.5, 1, ...; not 2 x 10^-1) and no minor labels, and tick labels on a white ground where lines cross them."""
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+
+    axes = [a for a in figure.axes if a.get_label() != "<colorbar>"]
+    figure.set_size_inches(max(figure.get_size_inches()[0], 1.6 * len(axes) + 2), 5)
+    for axis in axes:
+        if axis.get_yscale() == "log":
+            axis.yaxis.set_major_locator(LogLocator(subs=(1.0, 2.0, 5.0)))
+            axis.yaxis.set_major_formatter(FuncFormatter(lambda value, _: f"{value:g}"))
+            axis.yaxis.set_minor_formatter(NullFormatter())
+        if len(axes) > 2:  # parallel coordinates: twin axes whose labels sit on the lines
+            for label in axis.get_yticklabels():
+                label.set_bbox({"facecolor": "white", "edgecolor": "none", "alpha": 0.8, "pad": 1})
+

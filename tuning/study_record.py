@@ -26,7 +26,8 @@ from gamecore.rng import derive_seed
 from tuning.pruners import PRUNERS
 from tuning.samplers import SAMPLERS
 from tuning.selection import describe_choice, export
-from tuning.storage import COUNTED, fail_stale, has_heartbeats, local_store, retry, storage_for, storage_object
+from tuning.storage import COUNTED, fail_stale, has_heartbeats, retry, storage_for, storage_object
+from tuning.storage_url import local_store
 from tuning.study_file import StudySpec, load_study
 
 
@@ -131,6 +132,7 @@ class StudyResult:
     games_run: int = 0
     games_saved: int = 0
     already_finished: bool = False
+    mlflow_view: str | None = None  # where MLflow's UI shows its runs (Tracker.view)
 
     def report(self) -> str:
         lines = [
@@ -147,6 +149,8 @@ class StudyResult:
             lines += [f"  {n}: {100 * w:.1f}%, {1000 * t:.2f} ms" for n, w, t in self.pareto]
         if self.exported is not None:
             lines.append(f"exported: {self.exported}; MLflow model {self.selection.get('model', 'not registered')}")
+        if self.mlflow_view:
+            lines.append(f"MLflow: {self.mlflow_view}")
         return "\n".join(lines)
 
 
@@ -160,13 +164,15 @@ def kept(spec: StudySpec, study: optuna.Study, n_trials: int) -> str:
             + f"; nothing exported from a partial evaluation; resume with: lotr tune run {spec.source}")
 
 
-def study_result(spec, study, seconds, parent, selection, target, already_finished=False) -> StudyResult:
+def study_result(spec, study, seconds, parent, selection, target, already_finished=False,
+                 mlflow_view=None) -> StudyResult:
     """The result of a run from the record: its trials' states, the games pruning saved, a Pareto front."""
     trials = study.get_trials(deepcopy=False)
     states = [t.state for t in trials]
     result = StudyResult(spec, len(trials), states.count(TrialState.COMPLETE), states.count(TrialState.PRUNED),
                          states.count(TrialState.FAIL), seconds, parent, selection,
-                         target if selection is not None else None, already_finished=already_finished)
+                         target if selection is not None else None, already_finished=already_finished,
+                         mlflow_view=mlflow_view)
     pruned = [t for t in trials if t.state == TrialState.PRUNED]
     result.games_saved = len(pruned) * spec.games_per_trial - sum(_games_played(spec, t) for t in pruned)
     result.games_run = sum(_games_played(spec, t) for t in trials if t.state in COUNTED)
@@ -188,10 +194,15 @@ def export_study(study: str, storage: str | None, target: Path) -> Path:
     is here) written again to ``target`` from the record, without playing a game."""
     spec = load_study(study) if study.endswith(".toml") or Path(study).is_file() else None
     name = spec.name if spec else study
-    url = storage_for(name, storage or (spec.storage if spec else None), 1)
+    given = storage or (spec.storage if spec else None)
+    url = storage_for(name, given, 1)
     store = local_store(url)
     if store is not None and not store.is_file():
-        raise SpecError(f"study {name}: {store} does not exist; run lotr tune run on its study file here first")
+        if given:
+            raise SpecError(f"study {name}: storage {given}: {store.absolute()} does not exist")
+        raise SpecError(f"study {name}: no store of it here: looked for {name}.journal and {name}.db in "
+                        f"{Path.cwd()}; run this where its lotr tune run ran, or point at it with "
+                        f"--storage PATH/{name}.journal (or a .db file, or the server's URL)")
     try:
         opened = optuna.load_study(study_name=name, storage=storage_object(url))
     except KeyError:

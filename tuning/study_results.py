@@ -25,7 +25,8 @@ from agents.setup import Setup
 from agents.specs import REDUCTION, SpecError
 from tuning.outcomes import OUTCOMES, pack_outcomes, unpack_outcomes
 from tuning.selection import exported_figures
-from tuning.storage import local_store, storage_for, storage_object
+from tuning.storage import storage_for, storage_object
+from tuning.storage_url import local_store
 from tuning.study_file import StudySpec, load_study
 
 RECORD_FORMAT = 1

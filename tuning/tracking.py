@@ -7,6 +7,9 @@ tracking store is created in the parent process before any worker starts.
 A told trial's run gets its parameters, metrics, running win rate and
 artifacts (``log_trial``); runs left RUNNING by dead processes are closed with
 their trials' status (``close_stale_runs``).
+The experiment is tagged a model-training one (``EXPERIMENT_KIND``), and a
+trial's run ends with its state in its name (``trial-7 pruned``), as a tag and
+as a parameter, so that no view shows a pruned or failed trial as a finished one.
 
 Opening a store first checks it (``prepare_tracking_store``): a server or
 database that does not answer is a one-line error within ``CHECK_SECONDS``
@@ -56,6 +59,9 @@ if TYPE_CHECKING:
 WAIT_SECONDS = 5  # the connect (or answer) timeout of the reachability probe
 CHECK_SECONDS = 8  # the whole probe, whatever the HTTP library or database driver does
 SQLITE_COMPANIONS = ("-journal", "-wal", "-shm")  # SQLite's side files, which belong to their database file
+# What MLflow 3's UI reads to open an experiment as model training (runs, charts, models) and not as GenAI
+# (traces, "Evaluations"); its UI also keeps a global workflow type, which ``?workflowType=machine_learning`` sets.
+EXPERIMENT_KIND = ("mlflow.experimentKind", "custom_model_development")
 
 
 @functools.lru_cache(maxsize=1)
@@ -79,7 +85,18 @@ class Tracker:
         self.client = MlflowClient(prepare_tracking_store(tracking_uri))
         self.tracking_uri = self.client.tracking_uri
         found = self.client.get_experiment_by_name(experiment)
-        self.experiment_id = found.experiment_id if found else self.client.create_experiment(experiment)
+        key, kind = EXPERIMENT_KIND
+        if found is None:
+            self.experiment_id = self.client.create_experiment(experiment, tags={key: kind})
+        else:
+            self.experiment_id = found.experiment_id
+            if key not in found.tags:  # an experiment made by an earlier version of this code
+                self.client.set_experiment_tag(self.experiment_id, key, kind)
+
+    def view(self) -> str:
+        """Where MLflow's UI shows the experiment's runs as model training (its path after ``mlflow ui``'s
+        address): MLflow 3.17's UI opens any experiment as GenAI unless told so in the address or by its toggle."""
+        return f"{self.tracking_uri}, at /#/experiments/{self.experiment_id}/runs?workflowType=machine_learning"
 
     def start_run(self, name: str, tags: dict[str, str], parent: str | None = None) -> str:
         if parent is not None:
@@ -108,12 +125,29 @@ class Tracker:
     def end(self, run_id: str, status: str = "FINISHED") -> None:
         self.client.set_terminated(run_id, status)
 
+    def end_trial(self, run_id: str, number: int, state: str, status: str, tags: dict | None = None) -> None:
+        """End a trial's run with its ``state`` (complete, pruned, failed, interrupted) shown three ways: the run's
+        name (``trial-7 pruned``; a complete trial keeps ``trial-7``), the ``state`` tag and the ``state``
+        parameter (a column and an axis of MLflow's charts); ``status`` is MLflow's (FINISHED, FAILED, KILLED)."""
+        self.log(run_id, params={"state": state}, tags={"state": state, **(tags or {})})
+        self.client.update_run(run_id, name=trial_run_name(number, state))
+        self.end(run_id, status)
 
-def check_tracking_store(tracking_uri: str | None) -> str:
-    """The tracking URI (None: MLflow's default) once its server or database answers and, for a local SQLite
-    store, the file is absent, complete, or half-built without runs; SpecError otherwise. Creates nothing."""
+
+def trial_run_name(number: int, state: str = "complete") -> str:
+    """``trial-7`` for a complete trial, ``trial-7 pruned`` (failed, interrupted) for the others."""
+    return f"trial-{number}" if state == "complete" else f"trial-{number} {state}"
+
+
+STUDY_FILE = "mlflow.tracking_uri in the study file"
+
+
+def check_tracking_store(tracking_uri: str | None, source: str = STUDY_FILE) -> str:
+    """The tracking URI (None: MLFLOW_TRACKING_URI, else MLflow's default) once its server or database answers
+    and, for a local SQLite store, the file is absent, complete, or half-built without runs; SpecError otherwise,
+    naming where the URI came from (``source`` when it is given). Creates nothing."""
     uri = tracking_uri or get_tracking_uri()
-    _check_reachable(uri)
+    _check_reachable(uri, uri_origin(tracking_uri, source))
     path = _sqlite_path(uri)
     if path is not None:
         _refuse_valuable(path, _store_state(path))
@@ -147,9 +181,17 @@ def prepare_tracking_store(tracking_uri: str | None) -> str:
     return uri
 
 
-def _check_reachable(uri: str) -> None:
+def uri_origin(tracking_uri: str | None, source: str = STUDY_FILE) -> str:
+    """Where a tracking URI came from: ``source`` (the study file's key, a flag) when it is given, else the
+    environment's MLFLOW_TRACKING_URI, else MLflow's default."""
+    if tracking_uri:
+        return source
+    return "MLFLOW_TRACKING_URI" if os.environ.get("MLFLOW_TRACKING_URI") else "MLflow's default"
+
+
+def _check_reachable(uri: str, origin: str) -> None:
     """SpecError unless the tracking server (http, https) or database (other than SQLite) at ``uri`` answers
-    within ``CHECK_SECONDS``."""
+    within ``CHECK_SECONDS``; the message names ``origin``, where the URI came from, as what to fix."""
     scheme = uri.partition(":")[0].lower()
     database = scheme.partition("+")[0] in set(DATABASE_ENGINES) - {"sqlite"}  # a dialect may name its driver
     if scheme not in ("http", "https") and not database:
@@ -161,8 +203,8 @@ def _check_reachable(uri: str) -> None:
     failure = outcome[0] if outcome else f"no answer within {CHECK_SECONDS} s"
     if failure is not None:
         shown = re.sub(r"//([^/@:]*):[^/@]*@", r"//\1:***@", uri)  # not the password
-        raise SpecError(f"tracking store {shown}: {failure}; start the server or fix mlflow.tracking_uri "
-                        "in the study file")
+        fix = f"set {STUDY_FILE}" if origin == "MLflow's default" else f"fix {origin}"
+        raise SpecError(f"tracking store {shown} (from {origin}): {failure}; start the server or {fix}")
 
 
 def _probe(uri: str, database: bool) -> str | None:
@@ -277,15 +319,30 @@ def _first_line(error: object) -> str:
     return str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
 
 
+def open_to_read(tracking_uri: str | None, source: str) -> MlflowClient:
+    """A client of an existing tracking store, for reading: a local SQLite store that is absent or not
+    complete is a one-line SpecError (never created), naming where its URI came from (``source`` if given)."""
+    uri = check_tracking_store(tracking_uri, source)
+    path = _sqlite_path(uri)
+    if path is not None and not _is_current(_store_state(path)):
+        what = "no such file" if not path.exists() else "not a complete MLflow store"
+        raise SpecError(f"tracking store {uri} (from {uri_origin(tracking_uri, source)}): {what}; give "
+                        f"{source} the store the run was logged to, e.g. sqlite:////PATH/mlflow.db or http://HOST:5000")
+    return MlflowClient(uri)
+
+
 def export_run(tracking_uri: str | None, run_id: str, target: Path) -> Path:
-    """The agent configuration logged by an MLflow run (a trial's ``agent.toml`` or a study's best),
-    with its weights, written to ``target`` (TOML or JSON)."""
+    """The agent configuration logged by an MLflow run (a trial's ``agent.toml`` or a study's best), with its
+    weights, written to ``target`` (TOML or JSON). Its metadata keeps what the logged file's held (a study's best:
+    its test, validation and search figures) and adds the figures the run logged (a trial: its validation and
+    test win rates, intervals and games), and the run."""
     import tempfile
 
     from agents.setup import Setup
 
-    client = MlflowClient(prepare_tracking_store(tracking_uri))
+    client = open_to_read(tracking_uri, "--tracking-uri")
     try:
+        run = client.get_run(run_id)
         names = [a.path for a in client.list_artifacts(run_id)]
     except Exception as error:  # unknown run, unreadable store
         raise SpecError(f"--run-id {run_id}: {_first_line(error)}") from None
@@ -297,7 +354,9 @@ def export_run(tracking_uri: str | None, run_id: str, target: Path) -> Path:
         if "weights" in names:
             for weights in Path(client.download_artifacts(run_id, "weights", folder)).glob("*.pt"):
                 weights.replace(config.parent / weights.name)
-        Setup.load(config).dump_with_weights(target, metadata={"mlflow_run": run_id})
+        logged = Setup.read_mapping(config).get("metadata", {})
+        metadata = {**_run_figures(run.data.metrics), **logged, "mlflow_run": logged.get("mlflow_run", run_id)}
+        Setup.load(config).dump_with_weights(target, metadata=metadata)
     return target
 
 
@@ -325,8 +384,9 @@ def close_stale_runs(tracker: Tracker, study: optuna.Study, keep: str | None = N
             status, state = RUN_STATUS.get(trial.state if trial else None, ("FAILED" if error else "KILLED", "failed"))
         with deferred():
             if state:
-                tracker.log(run.info.run_id, tags={"state": state})
-            tracker.end(run.info.run_id, status)
+                tracker.end_trial(run.info.run_id, number, state, status)
+            else:
+                tracker.end(run.info.run_id, status)
 
 
 def game_metrics(evaluation: Evaluation) -> dict[str, float]:
@@ -347,15 +407,22 @@ def game_metrics(evaluation: Evaluation) -> dict[str, float]:
 def log_trial(tracker: Tracker, run: str, trial: FrozenTrial, evaluation: Evaluation | None, training: dict,
               state: str, folder: Path | None = None) -> None:
     """The child run of a told trial (as the study records it): parameters, metrics, the running win rate,
-    artifacts. A pruned trial ends FINISHED (a normal outcome), tagged ``state = pruned``."""
+    artifacts. A pruned trial ends FINISHED (a normal outcome), named ``trial-<n> pruned``, with the same
+    ``win_rate`` (its value: the win rate over the games it played, below the best's by the pruners' rule,
+    ``tuning.pruners.BehindTheBest``) and ``games_played`` as a complete one, so that every chart of MLflow
+    ranks it where it belongs."""
     metrics = dict(training)
+    if evaluation is None and trial.values:  # pruned: what it played until it was stopped
+        low, high = trial.user_attrs.get("wilson_95", (None, None))
+        metrics.update(win_rate=trial.values[0], win_rate_low=low, win_rate_high=high,
+                       games_played=trial.user_attrs.get("games", 0))
     if evaluation is not None:
         low, high = evaluation.wilson_95
         metrics.update(win_rate=evaluation.win_rate, win_rate_low=low, win_rate_high=high,
                        seconds_per_game=evaluation.mean_seconds_per_game, games_played=evaluation.games)
         metrics.update({f"ms_per_decision.{s}": v for s, v in evaluation.ms_per_decision.items() if v is not None})
         metrics.update(game_metrics(evaluation))
-    tags = {"state": state} | {key: str(trial.params[key]) for key in CONTEXT if key in trial.params}
+    tags = {key: str(trial.params[key]) for key in CONTEXT if key in trial.params}
     series = {"intermediate_win_rate": sorted(trial.intermediate_values.items())}
     tracker.log(run, params=trial.params, metrics=metrics, tags=tags, series=series)
     if folder is not None:
@@ -364,7 +431,7 @@ def log_trial(tracker: Tracker, run: str, trial: FrozenTrial, evaluation: Evalua
             tracker.artifact(run, weights, "weights")
         if (folder / "curve.csv").is_file():
             log_learning_curve(tracker, run, folder)
-    tracker.end(run, "FINISHED")
+    tracker.end_trial(run, trial.number, state, "FINISHED")
 
 
 def log_learning_curve(tracker: Tracker, run: str, folder: Path) -> None:
@@ -383,3 +450,14 @@ def log_learning_curve(tracker: Tracker, run: str, folder: Path) -> None:
     figure.savefig(folder / "learning_curve.png", dpi=110, bbox_inches="tight")
     plt.close(figure)
     tracker.artifact(run, folder / "learning_curve.png")
+def _run_figures(metrics: dict[str, float]) -> dict:
+    """``<kind>_win_rate``, ``<kind>_wilson_95`` and ``<kind>_games`` of the validation and test figures a trial's
+    run logged (``tuning.selection``'s names, as in an export's metadata)."""
+    figures = {}
+    for kind in ("validation", "test"):
+        if f"{kind}_win_rate" in metrics:
+            figures[f"{kind}_win_rate"] = metrics[f"{kind}_win_rate"]
+            figures[f"{kind}_wilson_95"] = [metrics.get(f"{kind}_low"), metrics.get(f"{kind}_high")]
+            if f"{kind}_games" in metrics:
+                figures[f"{kind}_games"] = int(metrics[f"{kind}_games"])
+    return figures

@@ -177,8 +177,7 @@ def _run_one(study: optuna.Study, trial: optuna.Trial, context: TrialContext, tr
             if _tell(study, trial, TrialState.FAIL, interrupted="stopped by a signal before its games were all played"):
                 retry(study, study.get_trials(deepcopy=False)[trial.number])
             if run is not None:
-                tracker.log(run, tags={"state": "interrupted"})
-                tracker.end(run, "KILLED")
+                tracker.end_trial(run, trial.number, "interrupted", "KILLED")
         raise
     except optuna.exceptions.UpdateFinishedTrialError:  # failed by another worker while it played (late heartbeat)
         with deferred():
@@ -189,8 +188,7 @@ def _run_one(study: optuna.Study, trial: optuna.Trial, context: TrialContext, tr
         with deferred():
             _tell(study, trial, TrialState.FAIL, error=message)
             if run is not None:
-                tracker.log(run, tags={"state": "failed", "error": message})
-                tracker.end(run, "FAILED")
+                tracker.end_trial(run, trial.number, "failed", "FAILED", tags={"error": message})
         return message
     with deferred():
         setup.dump(folder / "agent.toml")
@@ -234,5 +232,4 @@ def _discarded(tracker: Tracker, run: str | None, trial: optuna.Trial) -> None:
     reason = "failed by another worker (its heartbeat was late); queued again"
     print(f"trial {trial.number}: {reason}; this result is dropped", file=sys.stderr, flush=True)
     if run is not None:
-        tracker.log(run, tags={"state": "failed", "error": reason})
-        tracker.end(run, "FAILED")
+        tracker.end_trial(run, trial.number, "failed", "FAILED", tags={"error": reason})
