@@ -98,6 +98,7 @@ for _low in range(1, 9):
         _HAND_INDEX[_low, _high] = _HAND_INDEX[_high, _low] = len(_HANDS)
         _HANDS.append((_low, _high))
 _N_HANDS = len(_HANDS)  # 36
+_HAND_PAIRS = np.array(_HANDS, dtype=np.int64)
 
 _N_SLOTS = 17
 """Opponent-card slot: 0 unspecified (c = 0), 1..8 card c not known, 9..16 card c - 8 known."""
@@ -632,6 +633,61 @@ def _build(chance, plays, max_remaining, reading):
                             )
 
 
+@numba.njit(cache=True)
+def _policy_value(value, plays, slot, b1, b2, c, remaining, remaining_code, n, maid, p, known, options, reading):
+    """The value against ``c`` of the play the table stores at ``slot``, the game continuing by the table's
+    plays, read from (and written to) ``value``; ``options`` is _list_options' work arrays."""
+    cards, kept_cards, guesses, targets, kept_known = options
+    code = plays[_HAND_INDEX[b1, b2], slot, remaining_code, maid, p]
+    n_options = _list_options(b1, b2, maid, p, cards, kept_cards, guesses, targets, kept_known, reading)
+    for q in range(n_options):
+        if _play_code(cards[q], guesses[q], targets[q]) == code:
+            if cards[q] == _GUARD and maid == 0 and guesses[q] == c:
+                return 1.0
+            return _outcome(value, cards[q], kept_cards[q], c, remaining, remaining_code, n, maid, known,
+                            kept_known[q], targets[q], reading)
+    return np.nan
+
+
+@numba.njit(cache=True)
+def _evaluate(value, chance, plays, max_remaining, reading):
+    """Fill ``value`` like ``_build`` fills ``chance``, with the true value of the table's own plays: both
+    players play the table (slot 0 or their known card), no tie exception, every slot against its card."""
+    remaining = np.zeros(9, dtype=np.int64)
+    options = (np.zeros(_MAX_OPTIONS, dtype=np.int64), np.zeros(_MAX_OPTIONS, dtype=np.int64),
+               np.zeros(_MAX_OPTIONS, dtype=np.int64), np.zeros(_MAX_OPTIONS, dtype=np.int64),
+               np.zeros(_MAX_OPTIONS, dtype=np.bool_))
+    for n in range(2, max_remaining + 1):
+        for remaining_code in range(_N_REMAINING_CODES):
+            rest = remaining_code
+            size = 0
+            for v in range(1, 9):
+                remaining[v] = rest % (_COPIES[v] + 1)
+                rest //= _COPIES[v] + 1
+                size += remaining[v]
+            if size != n:
+                continue
+            for hand in range(_N_HANDS):
+                b1, b2 = _HAND_PAIRS[hand, 0], _HAND_PAIRS[hand, 1]
+                for maid in range(2):
+                    for p in range(3):
+                        if np.isnan(chance[hand, 0, remaining_code, maid, p]):
+                            continue
+                        total = 0.0
+                        for c in range(1, 9):
+                            if remaining[c] == 0:
+                                continue
+                            v = _policy_value(value, plays, 0, b1, b2, c, remaining, remaining_code, n, maid, p,
+                                              False, options, reading)
+                            value[hand, c, remaining_code, maid, p] = v
+                            total += remaining[c] * v
+                            if not np.isnan(chance[hand, 8 + c, remaining_code, maid, p]):
+                                value[hand, 8 + c, remaining_code, maid, p] = _policy_value(
+                                    value, plays, 8 + c, b1, b2, c, remaining, remaining_code, n, maid, p, True,
+                                    options, reading)
+                        value[hand, 0, remaining_code, maid, p] = total / n
+
+
 def _remaining_code(remaining: Sequence[int]) -> int:
     return int(sum(int(remaining[value - 1]) * int(_PLACE[value]) for value in range(1, 9)))
 
@@ -754,6 +810,16 @@ class DPTable:
                 value = float(sum(counts[v] * outcomes[q, v] for v in their_cards)) / n
             result[Play(int(cards[q]), int(guesses[q]), int(targets[q]))] = float(value)
         return result
+
+    def policy_values(self) -> DPTable:
+        """The table's own play valued exactly: a table of the same configurations whose chance is the true
+        chance of the active player when both players play this table's plays, the opponent's card given
+        (slots c, known or not) or averaged over A (c = 0); the tie exception does not apply. With the
+        game's knowledge (the shipped reading), this is what games of the ``dp`` player against itself
+        give, equal last cards counted 1/2 (``tests/test_loveletter_dp_play.py``)."""
+        value = np.full(self._chance.shape, np.nan)
+        _evaluate(value, self._chance, self._plays, self.cards, self.reading.flags())
+        return DPTable(self.cards, value, self._plays, self.reading)
 
     def chances(self) -> np.ndarray:
         """Every chance in the table as a flat array, in no particular order (for statistics)."""

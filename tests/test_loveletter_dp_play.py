@@ -1,4 +1,5 @@
-"""The DP table against the game it is played in: the knowledge it plans for is the knowledge the game gives.
+"""The DP table against the game it is played in: the knowledge it plans for is the knowledge the game gives, and
+the exact value of its play is what its games give.
 
 At every decision the DP player meets in play, the chance the table stores for the mover's configuration
 (against the opponent's actual card) must be what the table itself gives one play later, looked up where the
@@ -13,6 +14,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from agents.evaluation import evaluate_setup
+from agents.setup import Setup
 from loveletter_sim import dp
 from loveletter_sim import kernels as K
 from loveletter_sim.dp_player import DPPlayer, configuration, table
@@ -52,20 +55,6 @@ def _draws(S: np.ndarray, depth: int):
             yield (value, second), weight * rest_pool.count(second) / len(rest_pool)
 
 
-def _knocked_out(S: np.ndarray, act: np.ndarray) -> bool:
-    """Whether ``act`` ends the game at once (rather than the deck running out)."""
-    me, you = int(S[K.TO_MOVE]), 1 - int(S[K.TO_MOVE])
-    card, target, guess = (int(x) for x in act)
-    hand = [int(c) for c in S[K.HAND + 2 * me: K.HAND + 2 * me + 2]]
-    hand.remove(card)
-    kept, theirs = hand[0], int(S[K.HAND + 2 * you] + S[K.HAND + 2 * you + 1])
-    protected = bool(S[K.PROTECTED + you])
-    if card == K.PRINCE:
-        return (kept if target == K.TARGET_SELF else theirs) == K.PRINCESS
-    return card == K.PRINCESS or (not protected and (
-        (card == K.GUARD and guess == theirs) or (card == K.BARON and kept != theirs)))
-
-
 def _one_play_later(chance: np.ndarray, S: np.ndarray, act: np.ndarray) -> float:
     """The mover's chance after ``act`` by the table, over every draw, each successor read from the game."""
     me = int(S[K.TO_MOVE])
@@ -74,12 +63,8 @@ def _one_play_later(chance: np.ndarray, S: np.ndarray, act: np.ndarray) -> float
         after = _with_draws(S, draws)
         err = np.zeros(4, np.int64)
         assert K.apply(after, act, err) == K.OK
-        if K.is_over(after):
-            if _knocked_out(S, act):
-                value = K.reward(after, me)
-            else:  # the table's showdown: equal last cards draw, discards not compared
-                mine, theirs = int(K.held(after, me)), int(K.held(after, 1 - me))
-                value = 1.0 if mine > theirs else 0.0 if mine < theirs else 0.5
+        if K.is_over(after):  # the table's showdown: equal last cards draw, discards not compared
+            value = 0.5 if after[K.ENDING] == K.EQUAL_CARDS else K.reward(after, me)
         else:
             successor = chance[configuration(after, their_card=True)]
             assert not np.isnan(successor), "the game reached a configuration the table does not hold"
@@ -128,3 +113,27 @@ def test_the_table_plans_with_the_knowledge_the_game_gives(opponent):
             assert K.apply(S, act, np.zeros(4, np.int64)) == K.OK
     assert checked > 700
     assert pairs_known > 0  # the case where the table once kept what the game forgets
+
+
+def rate_as_the_table_counts(result) -> float:
+    """The first seat's rate of ``result`` with equal last cards counted 1/2 (the table's convention) instead of
+    broken by the discards (the game's)."""
+    equal = result.records[:, 2] == K.EQUAL_CARDS
+    return float((result.rewards[~equal].sum() + 0.5 * equal.sum()) / len(result.rewards))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("opening", "thesis"), [("1-8", 0.723094), ("1-7", 0.690202)])
+def test_the_exact_value_of_the_dp_policy_from_an_opening_is_what_its_games_give(opening, thesis):
+    """The policy value of the table (both players playing it, ``DPTable.policy_values``) from an opening hand
+    against 200,000 games of the dp player against itself from that hand; the thesis's own simulations of the
+    hand (Tables 9-10, one million games) lie far outside."""
+    b1, b2 = (int(card) for card in opening.split("-"))
+    exact = table().policy_values().chance(b1, b2, 0, dp.first_turn_remaining(b1, b2))
+    games = 200_000
+    result = evaluate_setup(Setup.parse("dp-dp", "loveletter"), games=games, seed=11, seats="first",
+                            options={"opening": opening})
+    error = (exact * (1 - exact) / games) ** 0.5
+    assert abs(rate_as_the_table_counts(result) - exact) < 4 * error
+    thesis_error = (thesis * (1 - thesis) / 1_000_000) ** 0.5
+    assert abs(thesis - exact) > 8 * thesis_error
