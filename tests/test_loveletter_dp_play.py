@@ -115,6 +115,25 @@ def test_the_table_plans_with_the_knowledge_the_game_gives(opponent):
     assert pairs_known > 0  # the case where the table once kept what the game forgets
 
 
+def test_the_policy_values_are_the_games_one_play_at_a_time():
+    """``DPTable.policy_values()`` at every decision of 300 games of the dp player against itself: the value
+    stored against the opponent's actual card is the value one play later, at the configurations the game gives
+    (no exception: the policy values have no tie exception)."""
+    values = table().policy_values()._chance
+    player = DPPlayer("first", None)
+    checked = 0
+    for game in range(300):
+        S = np.zeros(K.STATE_SIZE, np.int64)
+        K.deal_game(S, 1000 + game, np.zeros(0, np.int64))
+        while not K.is_over(S):
+            act = player.play(S)
+            assert _one_play_later(values, S, act) == pytest.approx(values[configuration(S, their_card=True)],
+                                                                      abs=1e-9)
+            checked += 1
+            assert K.apply(S, act, np.zeros(4, np.int64)) == K.OK
+    assert checked > 1000
+
+
 def rate_as_the_table_counts(result) -> float:
     """The first seat's rate of ``result`` with equal last cards counted 1/2 (the table's convention) instead of
     broken by the discards (the game's)."""
