@@ -277,9 +277,14 @@ class AgentSpec:
         row[LEAF] = LEAVES.index(p.get("leaf", LEAVES[0]))
         row[REWARD] = REWARDS.index(p.get("reward", REWARDS[0]))
         for column, param in enumerate(game.search_params, GAME_COLUMNS):
-            row[column] = p.get(param.name, False)
+            value = p.get(param.name, param.default)
+            row[column] = param.choices.index(value) if param.choices else value
         if p.get(_PLAYOUT_NETS.name):
             row = np.concatenate([row, playout_nets(self.game, p[_PLAYOUT_NETS.name])])
+        elif game.search_table and self.kind.code in (MCTS, FLAT_MC):
+            table = imported(game.search_table)(p)
+            if table is not None:
+                row = np.concatenate([row, table])
         return row
 
 

@@ -37,11 +37,12 @@ the game's flat ``int64`` state, which the search and the harness
   ``player``, which a search with ``reward = "margin"`` backs up instead of
   ``reward``;
 - optionally ``net_action(S, nets, act, scratch)`` and ``NET_WORK``: the
-  choice of a trained network for ``S``'s pending decision, returning False
-  where none decides; ``nets`` is (net table, ``NET_WORK`` floats of work
-  space), the table packed by ``Game.playout_nets`` and carried at the end of
-  the agent row. A search whose ``playout_nets`` names networks plays its
-  playouts with them (and expands their choice first);
+  choice of a trained network (or of a table) for ``S``'s pending decision,
+  returning False where none decides; ``nets`` is (net table, ``NET_WORK``
+  floats of work space), the table packed by ``Game.playout_nets`` (or
+  ``Game.search_table``) and carried at the end of the agent row. A search
+  whose ``playout_nets`` names networks plays its playouts with them (and
+  expands their choice first);
 - optionally, with those, ``net_value(S, nets)``: a trained network's chance
   of a win from ``S`` for the player to move, -1 where none values ``S``; a
   search with ``leaf = "value"`` stops its playouts there;
@@ -176,6 +177,8 @@ class Game:
     draw: str = ""  # "module:function" drawing a state to a PNG file, (state, path) -> path (lotr play --png)
     state_from_core: Callable[[np.ndarray], Any] | None = None  # the Python state of a flat state array (a copy)
     max_legal_actions: int = 0  # a bound on len(legal_actions()) where MAX_CANDIDATES is not one (OpenSpiel's form)
+    search_table: str = ""  # "module:function": a search's validated parameters -> a table its kernels' net_action
+    # reads at the end of the agent row, or None (Love Letter's DP plays for opponent_playout = "dp")
     playout_nets: str = ""  # "module:function": a configuration's trained networks (by role index: algo, encoding,
     # acting and critic layers; agents.learning.playout_nets) -> the net table its kernels' net_action reads
     seat_measures: tuple[str, ...] = ()  # per-seat measures of its metrics (<name>_<seat>) the report compares

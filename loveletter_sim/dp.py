@@ -46,7 +46,7 @@ import argparse
 import json
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import NamedTuple
 
 import numba
@@ -61,6 +61,7 @@ __all__ = [
     "DPTable",
     "Entry",
     "Play",
+    "Reading",
     "Table4Row",
     "build_table",
     "first_turn_remaining",
@@ -97,9 +98,51 @@ for _low in range(1, 9):
         _HAND_INDEX[_low, _high] = _HAND_INDEX[_high, _low] = len(_HANDS)
         _HANDS.append((_low, _high))
 _N_HANDS = len(_HANDS)  # 36
+_HAND_PAIRS = np.array(_HANDS, dtype=np.int64)
 
 _N_SLOTS = 17
 """Opponent-card slot: 0 unspecified (c = 0), 1..8 card c not known, 9..16 card c - 8 known."""
+
+# The switches of a reading, by index in ``Reading.flags()``.
+(PAIR_KNOWLEDGE_KEPT, PRINCESS_SAFE_WHEN_PROTECTED, BARON_PROTECTED_EXCHANGES, TIE_EXCEPTION, HIGHER_GUESS_FIRST,
+ PRINCE_ON_SELF_FIRST, EXACT_TIES) = range(7)
+
+
+@dataclass(frozen=True)
+class Reading:
+    """A reading of section 3.2 where the text leaves a choice (docs/loveletter-dp.md); the defaults are the
+    shipped table's, the one consistent with the game (``loveletter_sim/kernels.py``).
+
+    The first three are readings of the rules; the last four only decide ties between equal gains.
+    """
+
+    pair_knowledge_kept: bool = False
+    """The opponent still knows a pair's value after one of the pair is played (the table before issue 32;
+    section 3.2.4 and the game forget it)."""
+    princess_safe_when_protected: bool = False
+    """On a turn the opponent is protected, the Princess discarded to one's own Prince is no loss: the player
+    draws again (section 3.2.4, literally: with maid true "r will never result in a direct win or a direct
+    loss, no matter what card is played")."""
+    baron_protected_exchanges: bool = False
+    """A Baron against a protected opponent acts as a tie: no one loses and both players learn both cards
+    (the "formula used as normal" of the Baron's tie); else it does nothing."""
+    tie_exception: bool = True
+    """Section 3.2.3's exception: equal gains of both cards with different true chances store the gain."""
+    higher_guess_first: bool = False
+    """Equal Guard guesses go to the higher value (section 4.2 says the lower)."""
+    prince_on_self_first: bool = False
+    """Equal Prince targets go to oneself (section 4.2 says the opponent)."""
+    exact_ties: bool = False
+    """Gains are equal only when exactly equal, as in a program comparing floats (else within 1e-12)."""
+
+    def flags(self) -> np.ndarray:
+        """The switches as the compiled build reads them."""
+        return np.array([getattr(self, f.name) for f in fields(self)], dtype=np.int64)
+
+    def name(self) -> str:
+        """The switches that differ from the shipped reading, or "shipped"."""
+        changed = [f.name for f in fields(self) if getattr(self, f.name) != f.default]
+        return ", ".join(f"{n}={getattr(self, n)}" for n in changed) or "shipped"
 
 
 @dataclass(frozen=True)
@@ -199,7 +242,7 @@ def _chance_after_turn(chance, my_card, their_card, pool, pool_code, pool_size, 
 
 @numba.njit(cache=True)
 def _outcome(
-    chance, played, kept, their_card, remaining, remaining_code, n, maid, i_know_theirs, they_know_kept, target
+    chance, played, kept, their_card, remaining, remaining_code, n, maid, i_know_theirs, they_know_kept, target, reading
 ):
     """The thesis's ``r``: chance of winning when playing ``played``, keeping ``kept``, against ``their_card``.
 
@@ -217,6 +260,8 @@ def _outcome(
         result = _chance_after_turn(
             chance, kept, their_card, remaining, pool_code, pool_size, 1, they_know_kept, i_know_theirs
         )
+    elif protected and played == _BARON and reading[BARON_PROTECTED_EXCHANGES]:
+        result = _chance_after_turn(chance, kept, their_card, remaining, pool_code, pool_size, 0, True, True)
     elif played == _GUARD or played == _COUNTESS or (protected and played != _PRINCE):
         result = _chance_after_turn(
             chance, kept, their_card, remaining, pool_code, pool_size, 0, they_know_kept, i_know_theirs
@@ -234,7 +279,7 @@ def _outcome(
         result = _chance_after_turn(chance, their_card, kept, remaining, pool_code, pool_size, 0, True, True)
     elif target == TARGET_OPPONENT and their_card == _PRINCESS:
         result = 1.0
-    elif target == TARGET_SELF and kept == _PRINCESS:
+    elif target == TARGET_SELF and kept == _PRINCESS and not (protected and reading[PRINCESS_SAFE_WHEN_PROTECTED]):
         result = 0.0
     else:
         total = 0.0
@@ -282,7 +327,7 @@ def _outcome(
 
 
 @numba.njit(cache=True)
-def _list_options(b1, b2, maid, p, cards, kept_cards, guesses, targets, kept_known):
+def _list_options(b1, b2, maid, p, cards, kept_cards, guesses, targets, kept_known, reading):
     """Legal plays of hand (b1, b2) in tie-break order; returns how many were written.
 
     ``kept_known[q]`` tells whether the opponent knows the card kept by option ``q``.
@@ -299,13 +344,14 @@ def _list_options(b1, b2, maid, p, cards, kept_cards, guesses, targets, kept_kno
         if countess_forced and played != _COUNTESS:
             continue
         if b1 == b2:
-            knows_kept = p != 0
+            knows_kept = p != 0 and reading[PAIR_KNOWLEDGE_KEPT] != 0  # else forgotten: that value is played (3.2.4)
         elif side == 0:
             knows_kept = p == 2
         else:
             knows_kept = p == 1
         if played == _GUARD:
-            for guess in range(2, 9):
+            for g in range(7):
+                guess = 8 - g if reading[HIGHER_GUESS_FIRST] else 2 + g
                 cards[count] = played
                 kept_cards[count] = kept
                 guesses[count] = guess
@@ -313,7 +359,8 @@ def _list_options(b1, b2, maid, p, cards, kept_cards, guesses, targets, kept_kno
                 kept_known[count] = knows_kept
                 count += 1
         elif played == _PRINCE:
-            for target in range(1, 3):
+            for t in range(2):
+                target = 2 - t if reading[PRINCE_ON_SELF_FIRST] else 1 + t
                 if target == TARGET_OPPONENT and maid == 1:
                     continue
                 cards[count] = played
@@ -351,9 +398,10 @@ def _option_outcomes(
     targets,
     kept_known,
     outcomes,
+    reading,
 ):
     """Fill ``outcomes[q, c]`` for every legal option q and every opponent card c in ``their_cards[:n_their]``."""
-    n_options = _list_options(b1, b2, maid, p, cards, kept_cards, guesses, targets, kept_known)
+    n_options = _list_options(b1, b2, maid, p, cards, kept_cards, guesses, targets, kept_known, reading)
     q = 0
     while q < n_options:
         played = cards[q]
@@ -361,7 +409,7 @@ def _option_outcomes(
             for t in range(n_their):
                 c = their_cards[t]
                 miss = _outcome(
-                    chance, played, kept_cards[q], c, remaining, remaining_code, n, maid, known, kept_known[q], 0
+                    chance, played, kept_cards[q], c, remaining, remaining_code, n, maid, known, kept_known[q], 0, reading
                 )
                 for g in range(7):
                     hit = maid == 0 and guesses[q + g] == c
@@ -382,17 +430,18 @@ def _option_outcomes(
                     known,
                     kept_known[q],
                     targets[q],
+                    reading,
                 )
             q += 1
     return n_options
 
 
 @numba.njit(cache=True)
-def _best_option(values, n_options):
-    """Index of the highest value; an option must beat the earlier ones by more than the tie tolerance."""
+def _best_option(values, n_options, tolerance):
+    """Index of the highest value; an option must beat the earlier ones by more than the tie ``tolerance``."""
     best = 0
     for q in range(1, n_options):
-        if values[q] > values[best] + _TIE_TOLERANCE:
+        if values[q] > values[best] + tolerance:
             best = q
     return best
 
@@ -419,6 +468,7 @@ def _solve_hand(
     kept_known,
     outcomes,
     gains,
+    reading,
 ):
     """Fill every opponent-card slot of one (hand, remaining, maid, p) configuration.
 
@@ -444,17 +494,19 @@ def _solve_hand(
         targets,
         kept_known,
         outcomes,
+        reading,
     )
+    tolerance = 0.0 if reading[EXACT_TIES] else _TIE_TOLERANCE
     for q in range(n_options):
         total = 0.0
         for t in range(n_their):
             c = their_cards[t]
             total += remaining[c] * outcomes[q, c]
         gains[q] = total / n
-    best = _best_option(gains, n_options)
+    best = _best_option(gains, n_options, tolerance)
     rival = -1  # best option of the other card when its gain ties with the chosen one
     for q in range(n_options):
-        if cards[q] != cards[best] and abs(gains[q] - gains[best]) <= _TIE_TOLERANCE:
+        if reading[TIE_EXCEPTION] and cards[q] != cards[best] and abs(gains[q] - gains[best]) <= tolerance:
             rival = q
             break
     code = _play_code(cards[best], guesses[best], targets[best])
@@ -463,7 +515,7 @@ def _solve_hand(
     for t in range(n_their):
         c = their_cards[t]
         value = outcomes[best, c]
-        if rival >= 0 and abs(outcomes[rival, c] - value) > _TIE_TOLERANCE:
+        if rival >= 0 and abs(outcomes[rival, c] - value) > tolerance:
             value = gains[best]
         chance[hand, c, remaining_code, maid, p] = value
         plays[hand, c, remaining_code, maid, p] = code
@@ -490,10 +542,11 @@ def _solve_hand(
             targets,
             kept_known,
             outcomes,
+            reading,
         )
         for q in range(n_options):
             gains[q] = outcomes[q, c]
-        best = _best_option(gains, n_options)
+        best = _best_option(gains, n_options, tolerance)
         chance[hand, 8 + c, remaining_code, maid, p] = gains[best]
         plays[hand, 8 + c, remaining_code, maid, p] = _play_code(cards[best], guesses[best], targets[best])
 
@@ -510,7 +563,7 @@ def _discarded(value, b1, b2, remaining):
 
 
 @numba.njit(cache=True)
-def _build(chance, plays, max_remaining):
+def _build(chance, plays, max_remaining, reading):
     """Fill the table bottom-up, from 2 remaining cards (the last turn) to ``max_remaining``.
 
     Only possible configurations are filled: the hand and A fit in the deck, ``maid`` needs a
@@ -576,7 +629,63 @@ def _build(chance, plays, max_remaining):
                                 kept_known,
                                 outcomes,
                                 gains,
+                                reading,
                             )
+
+
+@numba.njit(cache=True)
+def _policy_value(value, plays, slot, b1, b2, c, remaining, remaining_code, n, maid, p, known, options, reading):
+    """The value against ``c`` of the play the table stores at ``slot``, the game continuing by the table's
+    plays, read from (and written to) ``value``; ``options`` is _list_options' work arrays."""
+    cards, kept_cards, guesses, targets, kept_known = options
+    code = plays[_HAND_INDEX[b1, b2], slot, remaining_code, maid, p]
+    n_options = _list_options(b1, b2, maid, p, cards, kept_cards, guesses, targets, kept_known, reading)
+    for q in range(n_options):
+        if _play_code(cards[q], guesses[q], targets[q]) == code:
+            if cards[q] == _GUARD and maid == 0 and guesses[q] == c:
+                return 1.0
+            return _outcome(value, cards[q], kept_cards[q], c, remaining, remaining_code, n, maid, known,
+                            kept_known[q], targets[q], reading)
+    return np.nan
+
+
+@numba.njit(cache=True)
+def _evaluate(value, chance, plays, max_remaining, reading):
+    """Fill ``value`` like ``_build`` fills ``chance``, with the true value of the table's own plays: both
+    players play the table (slot 0 or their known card), no tie exception, every slot against its card."""
+    remaining = np.zeros(9, dtype=np.int64)
+    options = (np.zeros(_MAX_OPTIONS, dtype=np.int64), np.zeros(_MAX_OPTIONS, dtype=np.int64),
+               np.zeros(_MAX_OPTIONS, dtype=np.int64), np.zeros(_MAX_OPTIONS, dtype=np.int64),
+               np.zeros(_MAX_OPTIONS, dtype=np.bool_))
+    for n in range(2, max_remaining + 1):
+        for remaining_code in range(_N_REMAINING_CODES):
+            rest = remaining_code
+            size = 0
+            for v in range(1, 9):
+                remaining[v] = rest % (_COPIES[v] + 1)
+                rest //= _COPIES[v] + 1
+                size += remaining[v]
+            if size != n:
+                continue
+            for hand in range(_N_HANDS):
+                b1, b2 = _HAND_PAIRS[hand, 0], _HAND_PAIRS[hand, 1]
+                for maid in range(2):
+                    for p in range(3):
+                        if np.isnan(chance[hand, 0, remaining_code, maid, p]):
+                            continue
+                        total = 0.0
+                        for c in range(1, 9):
+                            if remaining[c] == 0:
+                                continue
+                            v = _policy_value(value, plays, 0, b1, b2, c, remaining, remaining_code, n, maid, p,
+                                              False, options, reading)
+                            value[hand, c, remaining_code, maid, p] = v
+                            total += remaining[c] * v
+                            if not np.isnan(chance[hand, 8 + c, remaining_code, maid, p]):
+                                value[hand, 8 + c, remaining_code, maid, p] = _policy_value(
+                                    value, plays, 8 + c, b1, b2, c, remaining, remaining_code, n, maid, p, True,
+                                    options, reading)
+                        value[hand, 0, remaining_code, maid, p] = total / n
 
 
 def _remaining_code(remaining: Sequence[int]) -> int:
@@ -602,8 +711,9 @@ class DPTable:
     ``p`` which of ``b1``/``b2`` the opponent knows (0 none, 1 ``b1``, 2 ``b2``, as given).
     """
 
-    def __init__(self, cards: int, chance: np.ndarray, plays: np.ndarray):
+    def __init__(self, cards: int, chance: np.ndarray, plays: np.ndarray, reading: Reading | None = None):
         self.cards = cards
+        self.reading = reading or Reading()
         self._chance = chance
         self._plays = plays
 
@@ -690,6 +800,7 @@ class DPTable:
             targets,
             kept_known,
             outcomes,
+            self.reading.flags(),
         )
         result = {}
         for q in range(n_options):
@@ -699,6 +810,16 @@ class DPTable:
                 value = float(sum(counts[v] * outcomes[q, v] for v in their_cards)) / n
             result[Play(int(cards[q]), int(guesses[q]), int(targets[q]))] = float(value)
         return result
+
+    def policy_values(self) -> DPTable:
+        """The table's own play valued exactly: a table of the same configurations whose chance is the true
+        chance of the active player when both players play this table's plays, the opponent's card given
+        (slots c, known or not) or averaged over A (c = 0); the tie exception does not apply. With the
+        game's knowledge (the shipped reading), this is what games of the ``dp`` player against itself
+        give, equal last cards counted 1/2 (``tests/test_loveletter_dp_play.py``)."""
+        value = np.full(self._chance.shape, np.nan)
+        _evaluate(value, self._chance, self._plays, self.cards, self.reading.flags())
+        return DPTable(self.cards, value, self._plays, self.reading)
 
     def chances(self) -> np.ndarray:
         """Every chance in the table as a flat array, in no particular order (for statistics)."""
@@ -715,19 +836,20 @@ class DPTable:
         return int(np.count_nonzero(np.nan_to_num(self._chance) > 0.0))
 
 
-def build_table(cards: int = FIRST_TURN_CARDS) -> DPTable:
+def build_table(cards: int = FIRST_TURN_CARDS, reading: Reading | None = None) -> DPTable:
     """Fill the table for every configuration with 2 to ``cards`` remaining cards.
 
     ``cards`` is the thesis's n, the number of remaining cards: 14 at the very first turn of a
     game (``--cards 14``), so 14 covers whole games; a smaller value builds only the end of the
-    game, from the turn with ``cards`` remaining cards onwards.
+    game, from the turn with ``cards`` remaining cards onwards. ``reading``: the shipped one by default.
     """
     if not 2 <= cards <= FIRST_TURN_CARDS:
         raise ValueError(f"cards must be between 2 and {FIRST_TURN_CARDS}")
     chance = np.full((_N_HANDS, _N_SLOTS, _N_REMAINING_CODES, 2, 3), np.nan)
     plays = np.zeros(chance.shape, dtype=np.int16)
-    _build(chance, plays, cards)
-    return DPTable(cards, chance, plays)
+    reading = reading or Reading()
+    _build(chance, plays, cards, reading.flags())
+    return DPTable(cards, chance, plays, reading)
 
 
 def table4_rows(table: DPTable) -> list[Table4Row]:

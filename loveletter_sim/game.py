@@ -148,4 +148,10 @@ GAME = Game(
                                help="card x target x guess: a Guard's 7 guesses and none, the Prince on either "
                                     "player, one index per other card (loveletter_sim/encoding.py)"),),
     invariants="loveletter_sim.invariants:broken",
+    search_params=(Param("opponent_playout", str, "playout", choices=("playout", "dp"),
+                         help="the opponent's moves in the playouts: the playout policy, or the DP player's table "
+                              "played from each determinized world's hands (loveletter_sim/dp_playout.py)"),
+                   Param("own_playout", str, "playout", choices=("playout", "dp"),
+                         help="the searcher's own moves in the playouts: the playout policy, or the DP table")),
+    search_table="loveletter_sim.dp_playout:packed_plays",
 )

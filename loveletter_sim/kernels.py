@@ -40,13 +40,16 @@ KNOWN = SEEN + 9  # per player: the value he knows the other holds (0 unknown)
 NOT_HELD = KNOWN + 2  # per player: bit v set when he knows the other does not hold v
 ASIDE_TAKEN = NOT_HELD + 2  # the set-aside card was drawn by a Prince on an empty deck
 TURNS = ASIDE_TAKEN + 1
-STATE_SIZE = TURNS + 1
+VIEWER = TURNS + 1  # the player a copy was determinized for (its searcher), NOBODY in a dealt game
+ENDING = VIEWER + 1  # how the game ended: KNOCK_OUT (or not over), HIGHER_CARD or EQUAL_CARDS (then discards)
+STATE_SIZE = ENDING + 1
 
 ACTION_SIZE = 3  # card, target, guess
 N_PLAYERS = 2
 N_ROLES = 2
 ROLES_BY_SEAT = True
-N_RECORD = 2  # winner (or DRAW), turns played
+N_RECORD = 3  # winner (or DRAW), turns played, ENDING
+KNOCK_OUT, HIGHER_CARD, EQUAL_CARDS = 0, 1, 2
 MAX_CANDIDATES = 16
 OK = 0
 ERR_NOT_IN_HAND, ERR_COUNTESS, ERR_TARGET, ERR_GUESS, ERR_OVER = 1, 2, 3, 4, 5
@@ -130,6 +133,7 @@ def deal_game(S, seed, options):
     S[HAND + 2] = S[ORDER + 2]
     S[TOP] = 3
     S[WINNER] = NOBODY
+    S[VIEWER] = NOBODY
     start_turn(S, 0)
 
 
@@ -178,6 +182,7 @@ def reward(S, player):
 def record(S, out):
     out[0] = S[WINNER]
     out[1] = S[TURNS]
+    out[2] = S[ENDING]
 
 
 @kernel
@@ -282,6 +287,7 @@ def apply(S, act, err):
 def showdown(S):
     """The deck is empty: the higher card wins, then the higher total discarded, else a draw."""
     mine, yours = held(S, 0), held(S, 1)
+    S[ENDING] = HIGHER_CARD if mine != yours else EQUAL_CARDS
     if mine != yours:
         S[WINNER] = 0 if mine > yours else 1
     elif S[DISCARDED] != S[DISCARDED + 1]:
@@ -321,8 +327,10 @@ def draw_from(counts, rs, ruled_out):
 def determinize(S, player, rs):
     """Re-draw what ``player`` cannot see, uniformly among the deals consistent with what he knows: the
     other's card (his known card, else one not ruled out, in proportion to the unseen copies), the card
-    the other has just drawn if it is his turn, then the set-aside card and the deck order."""
+    the other has just drawn if it is his turn, then the set-aside card and the deck order. The copy records
+    ``player`` (``VIEWER``): a search's model of the opponent plays for the other one (``net_action``)."""
     you = 1 - player
+    S[VIEWER] = player
     counts = np.zeros(N_VALUES + 1, np.int64)
     unseen_counts(S, player, counts)
     two = card_of(S, you, 0) != 0 and card_of(S, you, 1) != 0
@@ -515,4 +523,5 @@ def sample_candidate(S, rs, act, ws, scratch, err):
     return True
 
 
+from loveletter_sim.dp_playout import NET_WORK, net_action  # noqa: F401  (the DP player as a search's opponent)
 from loveletter_sim.encoding import DECODE_WORK, action_mask, decode, encode  # noqa: F401  (the learning interface)

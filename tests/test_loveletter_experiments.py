@@ -33,7 +33,8 @@ from tuning.study_results import Measured, StudyRun
 def test_the_monte_carlo_player_is_flat_mc_with_the_budget_for_each_option():
     assert "mc" in agent_names("loveletter") and "mc" not in agent_names("lotr")
     spec = AgentSpec.make("mc", game="loveletter")
-    assert spec.as_dict() == {"budget": 1000, "playout": "random", "budget_per": "action", "reward": "outcome"}
+    assert spec.as_dict() == {"budget": 1000, "playout": "random", "opponent_playout": "playout",
+                              "own_playout": "playout", "budget_per": "action", "reward": "outcome"}
     row = spec.row()
     assert row[BUDGET] == 1000 and row[BUDGET_PER] == BUDGET_PER_ACTION
     assert AgentSpec.make("flat-mc", game="loveletter")["budget_per"] == "decision"  # flat-mc keeps its default
@@ -187,7 +188,7 @@ def test_lotr_loveletter_table_prints_table4_beside_the_thesis(capsys):
     data = json.loads(capsys.readouterr().out)
     assert [(r["b1"], r["b2"]) for r in data["rows"]] == [row[1:3] for row in TABLE4]
     assert {(r["b1"], r["b2"]) for r in data["rows"] if r["agrees"]} == {(3, 3), (3, 6), (3, 7), (3, 8)}
-    assert data["nonzero_entries"] == 1_922_313 and data["thesis_nonzero"] == 2_604_215
+    assert data["nonzero_entries"] == 1_929_405 and data["thesis_nonzero"] == 2_604_215
     assert cli.main(["loveletter", "table", "--cards", "4"]) == 0
     assert "non-zero" in capsys.readouterr().out
 

@@ -1,0 +1,93 @@
+"""The DP player inside compiled searches: a search's model of its opponent (``opponent_playout = "dp"``).
+
+The table's plays (``dp_player.table``) for what a mover can see (slot 0 or a known card; A; the
+opponent's protection; which of his cards the opponent knows) are packed five to a float at the end of the
+agent row (``packed_plays``, ``Game.search_table``); ``net_action`` plays them for the opponent of the player
+a world was determinized for (``kernels.VIEWER``), from that world's hands and knowledge, exactly as the
+Python ``dp`` player would there (``tests/test_loveletter_search.py``). The searcher's own moves, and every
+move of a state never determinized (the oracle's), keep the row's playout policy. The search stays honest:
+it reads the opponent's card only in worlds drawn from what the searcher sees. With ``own_playout = "dp"`` the
+table also plays the searcher's own moves past the tree: flat Monte Carlo then improves on the DP player by one
+step of look-ahead (a rollout of the DP policy from each candidate, in worlds that honour every card ruled out).
+"""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+from gamecore.jit import kernel
+from loveletter_sim import dp
+from loveletter_sim import kernels as K
+
+NET_WORK = 0  # net_action needs no work space
+MARK = 1.0  # the table's first float: a DP table follows (a zero-padded row has none)
+OPPONENT, OWN = 1, 2  # then whether the table plays the searcher's opponent, the searcher himself
+HEADER = 3
+PER_FLOAT = 5  # plays packed in one float, 10 bits each (a play code is at most 882 < 1024)
+BITS = 10
+_KNOWN_SLOTS = 9  # 0: the opponent's card not known; 1..8: known to be that value
+_HAND_INDEX = dp._HAND_INDEX
+_PLACE = dp._PLACE
+
+
+@functools.cache
+def _packed() -> np.ndarray:
+    from loveletter_sim.dp_player import table
+
+    plays = table()._plays[:, [0, *range(9, 17)]].astype(np.int64).ravel()
+    plays = np.concatenate([plays, np.zeros(-len(plays) % PER_FLOAT, np.int64)]).reshape(-1, PER_FLOAT)
+    words = (plays << (BITS * np.arange(PER_FLOAT))).sum(axis=1)
+    return words.astype(np.float64)
+
+
+@functools.cache
+def _with_header(opponent: bool, own: bool) -> np.ndarray:
+    packed = np.concatenate([[MARK, opponent, own], _packed()])
+    packed.setflags(write=False)
+    return packed
+
+
+def packed_plays(params: dict) -> np.ndarray | None:
+    """The table carried at the end of a search's row: the DP plays where ``opponent_playout`` or ``own_playout``
+    is "dp"."""
+    opponent, own = params.get("opponent_playout") == "dp", params.get("own_playout") == "dp"
+    return _with_header(opponent, own) if opponent or own else None
+
+
+@kernel
+def net_action(S, nets, act, scratch):
+    """The DP table's play for the player to move in ``S`` when the row carries the table for him: the opponent
+    of the player ``S`` was determinized for, or that player himself; False (``act`` untouched) elsewhere."""
+    table = nets[0]
+    if table.shape[0] == 0 or table[0] != MARK or S[K.VIEWER] == K.NOBODY:
+        return False
+    if table[OWN if S[K.TO_MOVE] == S[K.VIEWER] else OPPONENT] == 0.0:
+        return False
+    me, you = S[K.TO_MOVE], 1 - S[K.TO_MOVE]
+    b1, b2 = S[K.HAND + 2 * me], S[K.HAND + 2 * me + 1]
+    code = 0
+    for value in range(1, K.N_VALUES + 1):
+        unseen = K.COPIES[value] - S[K.SEEN + value] - (b1 == value) - (b2 == value)
+        code += unseen * _PLACE[value]
+    theirs = S[K.KNOWN + you]
+    p = 0
+    if theirs != 0 and theirs == b1:
+        p = 1
+    elif theirs != 0 and theirs == b2:
+        p = 2
+    if b1 > b2:
+        b1, b2 = b2, b1
+        p = 0 if p == 0 else 3 - p
+    if b1 == b2 and p == 2:
+        p = 1
+    i = (((_HAND_INDEX[b1, b2] * _KNOWN_SLOTS + S[K.KNOWN + me]) * dp._N_REMAINING_CODES + code) * 2
+         + S[K.PROTECTED + you]) * 3 + p
+    word = np.int64(table[HEADER + i // PER_FLOAT])
+    play = (word >> (BITS * (i % PER_FLOAT))) & ((1 << BITS) - 1)
+    if play == 0:  # not a configuration of the table: the playout policy decides
+        return False
+    K.fill(S, act, play // 100, K.TARGET_SELF if play % 10 == dp.TARGET_SELF else K.TARGET_OPPONENT,
+           (play // 10) % 10)
+    return True
