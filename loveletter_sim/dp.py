@@ -552,6 +552,17 @@ def _solve_hand(
 
 
 @numba.njit(cache=True)
+def _unpack_remaining(code, remaining):
+    """Fill ``remaining`` (the copies of each value not yet seen) from its code; return how many cards they are."""
+    size = 0
+    for value in range(1, 9):
+        remaining[value] = code % (_COPIES[value] + 1)
+        code //= _COPIES[value] + 1
+        size += remaining[value]
+    return size
+
+
+@numba.njit(cache=True)
 def _discarded(value, b1, b2, remaining):
     """Copies of ``value`` already played or discarded, seen from the player holding b1 and b2."""
     held = 0
@@ -581,13 +592,7 @@ def _build(chance, plays, max_remaining, reading):
     gains = np.zeros(_MAX_OPTIONS)
     for n in range(2, max_remaining + 1):
         for remaining_code in range(_N_REMAINING_CODES):
-            rest = remaining_code
-            size = 0
-            for value in range(1, 9):
-                remaining[value] = rest % (_COPIES[value] + 1)
-                rest //= _COPIES[value] + 1
-                size += remaining[value]
-            if size != n:
+            if _unpack_remaining(remaining_code, remaining) != n:
                 continue
             n_their = 0
             for value in range(1, 9):
@@ -659,13 +664,7 @@ def _evaluate(value, chance, plays, max_remaining, reading):
                np.zeros(_MAX_OPTIONS, dtype=np.bool_))
     for n in range(2, max_remaining + 1):
         for remaining_code in range(_N_REMAINING_CODES):
-            rest = remaining_code
-            size = 0
-            for v in range(1, 9):
-                remaining[v] = rest % (_COPIES[v] + 1)
-                rest //= _COPIES[v] + 1
-                size += remaining[v]
-            if size != n:
+            if _unpack_remaining(remaining_code, remaining) != n:
                 continue
             for hand in range(_N_HANDS):
                 b1, b2 = _HAND_PAIRS[hand, 0], _HAND_PAIRS[hand, 1]
