@@ -95,6 +95,7 @@ class PythonAgent:
     params: tuple[Param, ...] = ()
     roles: tuple[str, ...] = ()  # the roles it can take; empty: all
     help: str = ""
+    oracle: bool = False  # it reads hidden information (an upper bound or a published search), never honest
 
 
 @dataclass(frozen=True)
