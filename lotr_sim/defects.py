@@ -27,6 +27,7 @@ LATE_DESTROY = np.int64(2)
 DOUBLE_RESOURCES = np.int64(4)
 REFRESH_AT_FIFTY = np.int64(8)
 UNOPPOSED = np.int64(16)
+ONE_PER_NAME = np.int64(32)
 
 DEFECTS = (
     Defect("list-skip", int(LIST_SKIP),
@@ -46,9 +47,13 @@ DEFECTS = (
     Defect("unopposed", int(UNOPPOSED),
            "a defense that names no defender (the published search's choice when no defender subset exists) "
            "lets no enemy attack and skips the attack phase"),
+    Defect("one-per-name", int(ONE_PER_NAME),
+           "between stages one card of each name stays in play and in the engagement area (the last one's damage "
+           "and exhaustion), the others leave: the published code until 2022 rebuilt the game from per-name data "
+           "after every stage whenever MCTS played"),
 )
 GAME_DEFECTS = ("list-skip", "late-destroy")
-SEARCH_DEFECTS = ("double-resources", "refresh-at-fifty", "unopposed")
+SEARCH_DEFECTS = ("double-resources", "refresh-at-fifty", "unopposed", "one-per-name")
 ALIASES = {"corrected": (), "published": GAME_DEFECTS}
 _BITS = {d.name: d.bit for d in DEFECTS}
 

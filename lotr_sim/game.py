@@ -110,6 +110,7 @@ GAME = Game(
     learning_defaults={"algo": "ac-direct", "encoding": 2},
     report_reasons=REASONS,
     report_references=REFERENCES,
+    report_label="lotr_sim.report:published_label",
     report_preamble="lotr_sim.report:limit_markdown",
     commands=(Command("limit", "the perfect-information limit: the share of deals some line of decisions wins, "
                       "deck orders known (bounded; lotr_lab/limit.py)", "lotr_lab.limit:arguments",

@@ -34,7 +34,7 @@ import numpy as np
 from gamecore.jit import allocating, kernel
 from gamecore.rng import below, mix64
 from lotr_sim import layout as L
-from lotr_sim.cards import CARDS, COST, N_CARDS, WILLPOWER
+from lotr_sim.cards import COST, N_CARDS, NAME_FIRST, WILLPOWER
 from lotr_sim.defects import UNOPPOSED
 from lotr_sim.playout import play_out
 from lotr_sim.policies import RANDOM, fill_after_loss, policy_action
@@ -55,8 +55,6 @@ from lotr_sim.rules import (
     total_resources,
 )
 
-FIRST_COPY = np.array([min(d.id for d in CARDS if d.name == c.name) for c in CARDS], np.int64)  # a card's name
-FIRST_COPY.flags.writeable = False
 MAX_CHARACTERS = 16  # subsets are enumerated over at most this many characters
 
 
@@ -72,8 +70,8 @@ def planning_children(S, reduction, picks):
     while m:
         c = lowest(m)
         m &= m - 1
-        if not (seen >> FIRST_COPY[c]) & 1 and COST[c] <= avail:
-            seen |= np.int64(1) << FIRST_COPY[c]
+        if not (seen >> NAME_FIRST[c]) & 1 and COST[c] <= avail:
+            seen |= np.int64(1) << NAME_FIRST[c]
             picks[n] = c
             n += 1
     return n

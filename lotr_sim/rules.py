@@ -32,6 +32,7 @@ from lotr_sim.cards import (
     LOCATION_FIRST,
     LOSING_THREAT,
     N_CARDS,
+    NAME_FIRST,
     OPENING_HAND,
     QUEST_POINTS,
     STAGE_QUEST_POINTS,
@@ -39,7 +40,7 @@ from lotr_sim.cards import (
     THREAT,
     WILLPOWER,
 )
-from lotr_sim.defects import DOUBLE_RESOURCES, LATE_DESTROY, LIST_SKIP, REFRESH_AT_FIFTY, UNOPPOSED
+from lotr_sim.defects import DOUBLE_RESOURCES, LATE_DESTROY, LIST_SKIP, ONE_PER_NAME, REFRESH_AT_FIFTY, UNOPPOSED
 
 HERO_BITS = (1 << ALLY_FIRST) - 1
 CHARACTER_BITS = (1 << ENEMY_FIRST) - 1
@@ -626,6 +627,33 @@ def published_refresh(S, log):
 
 
 @kernel
+def keep_one_per_name(S, zone, to):
+    """one-per-name: of the cards of one name in ``zone``, the lowest id stays with the damage and exhaustion of
+    the highest; the others go to ``to``."""
+    m = S[L.ZONE_MASKS + zone]
+    keep, name = -1, -1
+    while m:
+        c = lowest(m)
+        m &= m - 1
+        if NAME_FIRST[c] != name:
+            keep, name = c, NAME_FIRST[c]
+            continue
+        S[L.DAMAGE + keep] = S[L.DAMAGE + c]
+        S[L.EXHAUSTED_MASK] = (S[L.EXHAUSTED_MASK] & ~(np.int64(1) << keep)) | (
+            ((S[L.EXHAUSTED_MASK] >> c) & 1) << keep)
+        S[L.DAMAGE + c] = 0
+        S[L.EXHAUSTED_MASK] &= ~(np.int64(1) << c)
+        move(S, c, to)
+
+
+@inline_kernel
+def between_stages(S):
+    if S[L.RULES] & ONE_PER_NAME:
+        keep_one_per_name(S, L.IN_PLAY, L.PLAYER_DISCARD)
+        keep_one_per_name(S, L.ENGAGED, L.ENCOUNTER_DISCARD)
+
+
+@kernel
 def advance(S, log):
     """Run rule-based phases until a decision with a choice, or the game's end."""
     while True:
@@ -642,12 +670,15 @@ def advance(S, log):
                 draw_card(S, log)
             S[L.PHASE] = L.PLANNING
         elif phase == L.PLANNING:
+            between_stages(S)
             if can_buy_any(S):
                 return
             S[L.PHASE] = L.QUESTING
         elif phase == L.QUESTING:
+            between_stages(S)
             return
         elif phase == L.TRAVEL:
+            between_stages(S)
             if S[L.ZONE_MASKS + L.ACTIVE_LOCATION] == 0 and S[L.ZONE_MASKS + L.STAGING] & LOCATION_BITS:
                 return
             S[L.PHASE] = L.ENCOUNTER_PHASE

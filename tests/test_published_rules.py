@@ -8,7 +8,7 @@ from conftest import make_state
 
 from agents.evaluation import evaluate_setup
 from gamecore.errors import SpecError
-from lotr_sim import Attack, Defend, GameState, IllegalActionError, Outcome, Quest, Stage
+from lotr_sim import Attack, Defend, GameState, IllegalActionError, Outcome, Plan, Quest, Stage
 from lotr_sim.defects import RULES_CHOICES, defect_names, rules_code
 
 ORCS = 18  # attack 2
@@ -156,3 +156,13 @@ def test_published_random_agent_wins_more_than_corrected():
     published = evaluate_setup("random", options={"difficulty": "easy", "rules": "published"}, games=20_000,
                                seed=3)
     assert published.wins > corrected.wins
+
+
+def test_one_per_name_keeps_one_card_of_each_name_between_stages():
+    """Two Wandering Tooks in play and two Orcs engaged: after the planning one of each is left."""
+    g = make_state(phase="planning", in_play=[TOOK, TOOK + 1, TRACKER], engaged=[ORCS, ORCS + 1], hand=[TOOK + 2],
+                   resources=(2, 0, 0), damage={ORCS + 1: 1}, encounter_deck=[], rules="one-per-name")
+    g.apply(Plan(buy=[]))
+    obs = g.observation()
+    assert [c for c in obs.in_play if c >= 3] == [TRACKER, TOOK] and TOOK + 1 in obs.player_discard
+    assert obs.engaged == (ORCS,) and dict(obs.damage)[ORCS] == 1

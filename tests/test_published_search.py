@@ -1,9 +1,11 @@
 """``published-mcts``: the thesis's MCTS as its published code ran it (lotr_sim/published_search.py), an ORACLE;
 ``published-mcts-2021``: the same search on redrawn deck orders, honest."""
 
+from pathlib import Path
+
 import numpy as np
 import pytest
-from conftest import make_state
+from conftest import make_state, run_cli
 
 from agents.agent import Agent
 from agents.evaluation import evaluate_setup
@@ -11,6 +13,9 @@ from agents.setup import Setup
 from agents.specs import AgentSpec
 from lotr_sim import GameState, Stage
 from lotr_sim.published_search import PLANS, children_of
+from lotr_sim.report import published_label
+from tuning.orchestrator import run_study
+from tuning.study_file import load_study
 
 P = "published-mcts"
 SMALL = {name: AgentSpec.make(name, budget=40, ppn=5) for name in (P, "published-mcts-2021")}
@@ -76,3 +81,30 @@ def test_the_search_leaves_the_real_game_untouched():
     before = game.core_state().copy()
     Agent(SMALL[P], seed=1).act(game)
     assert np.array_equal(game.core_state(), before)
+
+
+def test_a_published_search_setup_reads_as_the_thesis_setup_it_reproduces():
+    assert published_label(f"random-{P}-{P}-{P}-{P}") == "random-mcts-mcts"
+    assert published_label(f"{P}-random-random") == "mcts-random-random"
+    assert published_label(f"{P}-{P}-{P}-random-random") == "mcts-mcts-random"
+    assert published_label("random-mcts-mcts") == "random-mcts-mcts"
+
+
+@pytest.mark.slow
+def test_the_published_rules_section_sets_ours_under_both_rules_beside_the_thesis(in_tmp, capsys):
+    def study(name: str) -> Path:
+        text = (Path(__file__).parent.parent / "studies" / f"{name}.toml").read_text()
+        path = in_tmp / f"{name}.toml"
+        path.write_text(text.replace("[objective]\ngames = 100000", "[objective]\ngames = 400"))
+        return path
+
+    corrected, published = study("random-baseline"), study("random-baseline-published")
+    for path in (corrected, published):
+        run_study(load_study(path))
+    code, _, err = run_cli(capsys, "report", str(corrected), str(published), "--out", "docs/results.md")
+    assert code == 0, err
+    text = (in_tmp / "docs" / "results.md").read_text()
+    table = text[text.index("## Random agent under the published rules"):].split("\n\n")[2].splitlines()
+    assert "`random-baseline`: win % [95% CI] (games)" in table[0] and "RULES.md" in table[0]
+    hard = next(row for row in table if row.startswith("| hard"))
+    assert hard.count("(400)") == 2 and "4.53 ± 0.13 (Table 3.2)" in hard and "| 4.25 |" in hard
