@@ -126,7 +126,7 @@ def sections(runs: dict[str, StudyRun]) -> list[Section]:
             pairs=tuple(tuple(pair) for pair in table.get("pairs", ())),
             as_published=table.get("as_published", False), beside=table.get("beside", ""),
         ))
-    return sorted(found, key=lambda section: section.order)
+    return sorted(found, key=lambda section: (section.order, section.as_published))  # a reproduction after the rest
 
 
 def cell_text(value) -> str:
