@@ -134,8 +134,8 @@ def _agent_kinds(game: Game) -> dict[str, AgentKind]:
     ]
     kinds += _learning_kinds(game)
     kinds += _openspiel_kinds(playout)
-    kinds += [AgentKind(agent.name, PYTHON, agent.params, help=agent.help, stages=agent.roles, games=(game.name,),
-                        factory=agent.factory) for agent in game.python_agents]
+    kinds += [AgentKind(agent.name, PYTHON, agent.params, oracle=agent.oracle, help=agent.help, stages=agent.roles,
+                        games=(game.name,), factory=agent.factory) for agent in game.python_agents]
     by_name = {kind.name: kind for kind in kinds}
     for preset in game.presets:  # another agent with other defaults (Love Letter's mc: flat-mc as the thesis ran it)
         base, where = by_name[preset.agent], f"{game.name} preset {preset.name}"

@@ -95,6 +95,7 @@ class PythonAgent:
     params: tuple[Param, ...] = ()
     roles: tuple[str, ...] = ()  # the roles it can take; empty: all
     help: str = ""
+    oracle: bool = False  # it reads hidden information (an upper bound or a published search), never honest
 
 
 @dataclass(frozen=True)
@@ -185,6 +186,7 @@ class Game:
     report_reasons: dict[str, str] = field(default_factory=dict)  # a study's report.reason key -> why rows may differ
     report_references: dict[str, tuple[str, dict]] = field(default_factory=dict)  # report.reference key -> (column
     # title, value per row key): a reference figure of ours set beside the published one (LOTR's corrected-rules rate)
+    report_label: str = ""  # "module:function": a setup label -> the published setup it reproduces (report.as_published)
     report_preamble: str = ""  # "module:function": (report folder) -> Markdown lines set before the studies' sections
     encoders: tuple[Encoder, ...] = ()  # what learning agents and environments observe (the kernels' encode)
     action_spaces: tuple[ActionSpace, ...] = ()  # what they choose among (the kernels' action_mask and decode)

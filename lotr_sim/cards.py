@@ -101,6 +101,8 @@ THREAT = _column("threat")
 QUEST_POINTS = _column("quest_points")
 STAGE_QUEST_POINTS = np.array([points for _, points in QUEST_STAGES], dtype=np.int64)
 STAGE_QUEST_POINTS.flags.writeable = False
+NAME_FIRST = np.array([min(d.id for d in CARDS if d.name == c.name) for c in CARDS], np.int64)  # a card's name
+NAME_FIRST.flags.writeable = False
 
 
 def card_label(card_id: int) -> str:

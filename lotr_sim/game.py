@@ -6,11 +6,12 @@ from typing import Any
 
 import numpy as np
 
-from gamecore.interface import ActionSpace, Command, Encoder, Game
+from gamecore.interface import ActionSpace, Command, Encoder, Game, PythonAgent
 from gamecore.params import Param
 from lotr_sim import kernels
 from lotr_sim import layout as L
 from lotr_sim.decoders import MACRO_ACTIONS
+from lotr_sim.defects import RULES_CHOICES, rules_code
 from lotr_sim.encoding import DEFENSE_SIZE, MAX_FEATURE, OBSERVATION_SIZE, PLANNING_SIZE, QUESTING_SIZES
 from lotr_sim.policies import POLICY_NAMES
 from lotr_sim.published import PUBLISHED
@@ -20,15 +21,34 @@ from lotr_sim.state import DEFAULT_ACTION_LIMIT, GameState
 STAGES = ("planning", "questing", "travel", "defense", "attack")
 SHORT_STAGES = ("planning", "questing", "defense")  # the thesis's three-part short form
 REDUCTION_STAGES = ("planning", "questing", "defense")
+REDUCTION_PARAMS = tuple(Param(f"reduction_{stage}", bool, True, help=f"thesis action reduction at {stage} decisions "
+                               "(section 4.4)") for stage in REDUCTION_STAGES)
+PUBLISHED_SEARCH_PARAMS = (
+    Param("budget", int, 40, 1, 1_000_000, help="playouts per decision"),
+    Param("ppn", int, 10, 1, 1_000_000, help="playouts per node visit"),
+    Param("c", float, 1.0, 0.0, 100.0, help="UCT constant over summed wins (the published uctConst)"),
+    Param("playout", str, POLICY_NAMES[0], choices=POLICY_NAMES[:2], help="policy of the playouts"),
+    *REDUCTION_PARAMS,
+)
+PUBLISHED_AGENTS = (
+    PythonAgent("published-mcts", "lotr_sim.published_search:make", PUBLISHED_SEARCH_PARAMS, oracle=True,
+                help="ORACLE: the thesis's MCTS as its published code (2022) ran it, on copies of the real game, "
+                     "keeping the chosen copy's rolled travel and attack (lotr_sim/published_search.py)"),
+    PythonAgent("published-mcts-2021", "lotr_sim.published_search:make", PUBLISHED_SEARCH_PARAMS,
+                help="the same search on a copy whose deck orders are drawn again, as the published code did until "
+                     "February 2022 (each node rebuilt from card counts); honest (docs/lotr-published-rules.md)"),
+)
 
 
 def option_codes(options: dict[str, Any]) -> np.ndarray:
-    """``deal_game``'s options: difficulty code and number of quest stages."""
-    return np.array([L.DIFFICULTIES.index(options["difficulty"]), 3 if options["full_scenario"] else 1], np.int64)
+    """``deal_game``'s options: difficulty code, number of quest stages and the defects in play."""
+    return np.array([L.DIFFICULTIES.index(options["difficulty"]), 3 if options["full_scenario"] else 1,
+                     rules_code(options.get("rules", "corrected"))], np.int64)
 
 
-def new_game(seed: int = 0, difficulty: str = "hard", full_scenario: bool = False, trace: bool = False) -> GameState:
-    return GameState(difficulty, seed, full_scenario=full_scenario, trace=trace)
+def new_game(seed: int = 0, difficulty: str = "hard", full_scenario: bool = False, rules: str = "corrected",
+             trace: bool = False) -> GameState:
+    return GameState(difficulty, seed, full_scenario=full_scenario, rules=rules, trace=trace)
 
 
 def summarise(records: np.ndarray) -> dict[str, Any]:
@@ -60,6 +80,9 @@ GAME = Game(
     options=(
         Param("difficulty", str, "hard", choices=L.DIFFICULTIES, help="the encounter deck (RULES.md)", shorthand=True),
         Param("full_scenario", bool, False, help="all three quest stages instead of the first", shorthand=True),
+        Param("rules", str, "corrected", choices=RULES_CHOICES,
+              help="corrected: RULES.md; published: the published simulator's defects; or defect names joined by "
+                   "+ (docs/lotr-published-rules.md)"),
     ),
     option_codes=option_codes,
     new_game=new_game,
@@ -69,10 +92,8 @@ GAME = Game(
     playout_nets="lotr_sim.nets:pack",
     summarise=summarise,
     describe=describe,
-    search_params=tuple(
-        Param(f"reduction_{stage}", bool, True, help=f"thesis action reduction at {stage} decisions (section 4.4)")
-        for stage in REDUCTION_STAGES
-    ),
+    search_params=REDUCTION_PARAMS,
+    python_agents=PUBLISHED_AGENTS,
     short_roles=SHORT_STAGES,
     help="The Lord of the Rings: The Card Game, simplified (Godlewski's thesis; RULES.md)",
     metric_names=("lost_by_threat", "lost_by_heroes"),
@@ -89,6 +110,7 @@ GAME = Game(
     learning_defaults={"algo": "ac-direct", "encoding": 2},
     report_reasons=REASONS,
     report_references=REFERENCES,
+    report_label="lotr_sim.report:published_label",
     report_preamble="lotr_sim.report:limit_markdown",
     commands=(Command("limit", "the perfect-information limit: the share of deals some line of decisions wins, "
                       "deck orders known (bounded; lotr_lab/limit.py)", "lotr_lab.limit:arguments",

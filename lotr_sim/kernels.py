@@ -54,8 +54,8 @@ __all__ = [  # the compiled interface of gamecore.interface, some of it the sear
 
 @inline_kernel
 def deal_game(S, seed, options):
-    """Deal the game of ``seed`` into ``S``: options = (difficulty, quest stages)."""
-    deal(S, options[0], options[1], seed, None)
+    """Deal the game of ``seed`` into ``S``: options = (difficulty, quest stages, the defects in play)."""
+    deal(S, options[0], options[1], options[2], seed, None)
 
 
 @inline_kernel

@@ -66,7 +66,9 @@ QUEST_STAGE = QUEST_PROGRESS + 1
 QUEST_STAGE_COUNT = QUEST_STAGE + 1
 LOCATION_PROGRESS = QUEST_STAGE_COUNT + 1
 DIFFICULTY = LOCATION_PROGRESS + 1
-STATE_SIZE = DIFFICULTY + 1
+RULES = DIFFICULTY + 1  # the published code's defects in play, a bit each (lotr_sim/defects.py); 0: RULES.md
+ALLY_ORDER = RULES + 1  # under the list-skip defect: each ally's purchase rank, 4 bits per ally
+STATE_SIZE = ALLY_ORDER + 1
 
 # Phases of a round; the five decision phases are where the game waits.
 RESOURCE_PHASE = np.int64(0)

@@ -17,8 +17,22 @@ REASONS = {  # why a row of ours may differ from the published one (a study's re
           "figure lies above an ORACLE search deciding the same stages (the section of upper bounds, "
           "`fidelity-bounds`), no policy can reach it on the game of RULES.md",
     "random": "the published code had defects that favour the player; ours follows RULES.md (its column)",
+    "published": "a defect of the published code that `rules = \"published\"` does not play "
+                 "(docs/lotr-published-rules.md)",
+    "published-mcts": "the published search is played from its code at its last commit (2022; "
+                      "docs/lotr-published-rules.md, where each remaining difference is traced); the thesis's runs "
+                      "may predate it",
 }
 REFERENCES = {"rules_random": ("RULES.md", RULES_RANDOM)}  # the random agent under the corrected rules, by difficulty
+
+
+def published_label(label: str) -> str:
+    """The thesis's setup that a setup of ``published-mcts`` reproduces: ``random-published-mcts-published-mcts-
+    published-mcts-published-mcts`` (travel and attack replaying the search's rolls) is ``random-mcts-mcts``."""
+    parts = label.replace("published-mcts", "mcts").split("-")
+    if len(parts) == 5 and parts[2] in ("random", "mcts") and parts[4] in ("random", "mcts"):
+        parts = [parts[0], parts[1], parts[3]]
+    return "-".join(parts)
 
 
 def limit_markdown(folder: Path) -> list[str]:

@@ -32,6 +32,7 @@ from lotr_sim.cards import (
     LOCATION_FIRST,
     LOSING_THREAT,
     N_CARDS,
+    NAME_FIRST,
     OPENING_HAND,
     QUEST_POINTS,
     STAGE_QUEST_POINTS,
@@ -39,11 +40,13 @@ from lotr_sim.cards import (
     THREAT,
     WILLPOWER,
 )
+from lotr_sim.defects import DOUBLE_RESOURCES, LATE_DESTROY, LIST_SKIP, ONE_PER_NAME, REFRESH_AT_FIFTY, UNOPPOSED
 
 HERO_BITS = (1 << ALLY_FIRST) - 1
 CHARACTER_BITS = (1 << ENEMY_FIRST) - 1
 ENEMY_BITS = ((1 << LOCATION_FIRST) - 1) & ~CHARACTER_BITS
 LOCATION_BITS = ((1 << N_CARDS) - 1) & ~((1 << LOCATION_FIRST) - 1)
+ALLY_BITS = CHARACTER_BITS & ~HERO_BITS
 GANDALF_BITS = (1 << GANDALF_IDS[0]) | (1 << GANDALF_IDS[1]) | (1 << GANDALF_IDS[2])
 # De Bruijn sequence and table: the index of a 64-bit word's single set bit.
 _DEBRUIJN = np.uint64(0x03F79D71B4CA8B09)
@@ -195,19 +198,21 @@ def shuffle_section(S, start, stop, rs):
 
 
 @allocating
-def new_state(difficulty, quest_stages, seed, log):
-    """Deal a game from ``seed`` and run it to its first decision."""
+def new_state(difficulty, quest_stages, rules, seed, log):
+    """Deal a game from ``seed`` and run it to its first decision; ``rules``: the published code's defects in
+    play (``lotr_sim.defects``), 0 for RULES.md."""
     S = np.empty(L.STATE_SIZE, np.int64)
-    deal(S, difficulty, quest_stages, seed, log)
+    deal(S, difficulty, quest_stages, rules, seed, log)
     return S
 
 
 @allocating
-def deal(S, difficulty, quest_stages, seed, log):
+def deal(S, difficulty, quest_stages, rules, seed, log):
     """``new_state`` into the state-sized array ``S``."""
     for i in range(L.STATE_SIZE):
         S[i] = 0
     S[L.DIFFICULTY] = difficulty
+    S[L.RULES] = rules
     S[L.QUEST_STAGE_COUNT] = quest_stages
     S[L.THREAT_LEVEL] = STARTING_THREAT
     S[L.ZONE_MASKS + L.IN_PLAY] = HERO_BITS
@@ -302,7 +307,8 @@ def defend(S, enemy, target, log):
         damage = max(0, ATTACK[enemy] - DEFENSE[victim])
         log_event(S, log, L.EV_DEFEND, enemy, victim, damage)
     S[L.DAMAGE + victim] += damage
-    destroy_if_dead(S, victim, log)
+    if target >= L.UNDEFENDED or not S[L.RULES] & LATE_DESTROY:  # late-destroy: a defender waits for the refresh
+        destroy_if_dead(S, victim, log)
     if heroes(S) == 0:
         end_game(S, L.LOST_BY_HEROES, log)
         return True
@@ -331,6 +337,9 @@ def apply_planning(S, act, err, log):
         if cost > avail:
             return fail(err, L.ERR_UNAFFORDABLE, c, cost, avail)
         avail -= cost
+        if S[L.RULES] & LIST_SKIP:  # the published allies list is in purchase order
+            rank = popcount((S[L.ZONE_MASKS + L.IN_PLAY] | S[L.ZONE_MASKS + L.PLAYER_DISCARD]) & ALLY_BITS)
+            S[L.ALLY_ORDER] |= rank << (4 * (c - ALLY_FIRST))
         for h in range(ALLY_FIRST):
             paid = min(cost, S[L.RESOURCES + h])
             S[L.RESOURCES + h] -= paid
@@ -400,6 +409,13 @@ def apply_questing(S, act, err, log):
     elif result < 0:
         if raise_threat(S, -result, log):
             return L.OK
+    if S[L.RULES]:  # late-destroy and refresh-at-fifty: a game kept past its loss ends at this questing
+        if heroes(S) == 0:
+            end_game(S, L.LOST_BY_HEROES, log)
+            return L.OK
+        if S[L.THREAT_LEVEL] >= LOSING_THREAT:
+            end_game(S, L.LOST_BY_THREAT, log)
+            return L.OK
     S[L.PHASE] = L.TRAVEL
     return L.OK
 
@@ -458,8 +474,19 @@ def check_defense(S, act, err):
     return L.OK
 
 
+@inline_kernel
+def names_no_one(act):
+    for c in range(N_CARDS):
+        if act[c] != L.NO_CHOICE:
+            return False
+    return True
+
+
 @kernel
 def apply_defense(S, act, err, log):
+    if S[L.RULES] & UNOPPOSED and names_no_one(act):
+        S[L.PHASE] = L.REFRESH_PHASE
+        return L.OK
     if check_defense(S, act, err) != L.OK:
         return err[0]
     m = S[L.ZONE_MASKS + L.ENGAGED]
@@ -542,6 +569,90 @@ def forced_defense(S, log):
     S[L.PHASE] = L.ATTACK
 
 
+@inline_kernel
+def is_dead(S, card):
+    return S[L.DAMAGE + card] >= HITPOINTS[card]
+
+
+@inline_kernel
+def leaves_play(S, card, log):
+    """A card the published refresh removes: destroyed, or a Gandalf whose round is over."""
+    if is_dead(S, card):
+        destroy_if_dead(S, card, log)
+    else:
+        S[L.DAMAGE + card] = 0
+        move(S, card, L.PLAYER_DISCARD)
+        log_event(S, log, L.EV_GANDALF_LEAVES, card, 0, 0)
+
+
+@kernel
+def published_refresh(S, log):
+    """The refresh under the published code's defects (``lotr_sim.defects``): threat +1 (refresh-at-fifty: lost
+    above 50 only), then destroyed heroes, then destroyed allies and Gandalfs leave; under list-skip each list is
+    iterated while removing from it, so the card after each removed one is not looked at. Returns True when the
+    game is lost."""
+    if S[L.RULES] & REFRESH_AT_FIFTY and S[L.THREAT_LEVEL] + 1 == LOSING_THREAT:
+        S[L.THREAT_LEVEL] += 1
+        log_event(S, log, L.EV_THREAT, 1, S[L.THREAT_LEVEL], 0)
+    elif raise_threat(S, 1, log):
+        return True
+    skip = S[L.RULES] & LIST_SKIP != 0
+    skipping = False
+    for h in range(ALLY_FIRST):
+        if not in_zone(S, h, L.IN_PLAY):
+            continue
+        if skipping:
+            skipping = False
+        elif is_dead(S, h):
+            leaves_play(S, h, log)
+            skipping = skip
+    allies = S[L.ZONE_MASKS + L.IN_PLAY] & ALLY_BITS
+    skipping = False
+    for rank in range(L.PLAYER_DECK_SIZE):
+        m = allies
+        while m:
+            a = lowest(m)
+            m &= m - 1
+            if skip and (S[L.ALLY_ORDER] >> (4 * (a - ALLY_FIRST))) & 15 != rank:
+                continue
+            allies &= ~(np.int64(1) << a)
+            if skipping:
+                skipping = False
+            elif is_dead(S, a) or (GANDALF_BITS >> a) & 1:
+                leaves_play(S, a, log)
+                skipping = skip
+            if skip:
+                break
+    return False
+
+
+@kernel
+def keep_one_per_name(S, zone, to):
+    """one-per-name: of the cards of one name in ``zone``, the lowest id stays with the damage and exhaustion of
+    the highest; the others go to ``to``."""
+    m = S[L.ZONE_MASKS + zone]
+    keep, name = -1, -1
+    while m:
+        c = lowest(m)
+        m &= m - 1
+        if NAME_FIRST[c] != name:
+            keep, name = c, NAME_FIRST[c]
+            continue
+        S[L.DAMAGE + keep] = S[L.DAMAGE + c]
+        S[L.EXHAUSTED_MASK] = (S[L.EXHAUSTED_MASK] & ~(np.int64(1) << keep)) | (
+            ((S[L.EXHAUSTED_MASK] >> c) & 1) << keep)
+        S[L.DAMAGE + c] = 0
+        S[L.EXHAUSTED_MASK] &= ~(np.int64(1) << c)
+        move(S, c, to)
+
+
+@inline_kernel
+def between_stages(S):
+    if S[L.RULES] & ONE_PER_NAME:
+        keep_one_per_name(S, L.IN_PLAY, L.PLAYER_DISCARD)
+        keep_one_per_name(S, L.ENGAGED, L.ENCOUNTER_DISCARD)
+
+
 @kernel
 def advance(S, log):
     """Run rule-based phases until a decision with a choice, or the game's end."""
@@ -550,19 +661,24 @@ def advance(S, log):
         if phase == L.RESOURCE_PHASE:
             S[L.ROUND] += 1
             log_event(S, log, L.EV_ROUND, S[L.THREAT_LEVEL], 0, 0)
+            gain = 2 if S[L.RULES] & DOUBLE_RESOURCES and S[L.ROUND] > 1 else 1
             for h in range(ALLY_FIRST):
                 if in_zone(S, h, L.IN_PLAY):
-                    S[L.RESOURCES + h] += 1
+                    S[L.RESOURCES + h] += gain
             log_event(S, log, L.EV_RESOURCES, total_resources(S), 0, 0)
-            draw_card(S, log)
+            for _ in range(gain):
+                draw_card(S, log)
             S[L.PHASE] = L.PLANNING
         elif phase == L.PLANNING:
+            between_stages(S)
             if can_buy_any(S):
                 return
             S[L.PHASE] = L.QUESTING
         elif phase == L.QUESTING:
+            between_stages(S)
             return
         elif phase == L.TRAVEL:
+            between_stages(S)
             if S[L.ZONE_MASKS + L.ACTIVE_LOCATION] == 0 and S[L.ZONE_MASKS + L.STAGING] & LOCATION_BITS:
                 return
             S[L.PHASE] = L.ENCOUNTER_PHASE
@@ -587,15 +703,19 @@ def advance(S, log):
                 return
             S[L.PHASE] = L.REFRESH_PHASE
         elif phase == L.REFRESH_PHASE:
-            if raise_threat(S, 1, log):
-                continue
-            m = S[L.ZONE_MASKS + L.IN_PLAY] & GANDALF_BITS
-            while m:
-                g = lowest(m)
-                m &= m - 1
-                S[L.DAMAGE + g] = 0
-                move(S, g, L.PLAYER_DISCARD)
-                log_event(S, log, L.EV_GANDALF_LEAVES, g, 0, 0)
+            if S[L.RULES]:
+                if published_refresh(S, log):
+                    continue
+            else:
+                if raise_threat(S, 1, log):
+                    continue
+                m = S[L.ZONE_MASKS + L.IN_PLAY] & GANDALF_BITS
+                while m:
+                    g = lowest(m)
+                    m &= m - 1
+                    S[L.DAMAGE + g] = 0
+                    move(S, g, L.PLAYER_DISCARD)
+                    log_event(S, log, L.EV_GANDALF_LEAVES, g, 0, 0)
             S[L.EXHAUSTED_MASK] = 0
             S[L.PHASE] = L.RESOURCE_PHASE
         else:

@@ -16,6 +16,7 @@ import numpy as np
 from lotr_sim import layout as L
 from lotr_sim.actions import Action, LabelledEnum, Stage, decode, decode_choices, encode
 from lotr_sim.cards import ALLY, CARDS, ENEMY, HERO, LOCATION, N_CARDS
+from lotr_sim.defects import DEFECTS, RULES_CHOICES, canonical, rules_code
 from lotr_sim.errors import IllegalActionError, TooManyActionsError, rule_error_message
 from lotr_sim.legal import TOO_MANY, enumerate_legal, sample_legal
 from lotr_sim.observation import Observation, observe, zone_of_cards
@@ -72,12 +73,17 @@ class GameState:
 
     __slots__ = ("_s", "_events")
 
-    def __init__(self, difficulty: str = "hard", seed: int = 0, *, full_scenario: bool = False, trace: bool = False):
+    def __init__(self, difficulty: str = "hard", seed: int = 0, *, full_scenario: bool = False,
+                 rules: str = "corrected", trace: bool = False):
         if not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2**64:
             raise ValueError(f"seed must be an integer in [0, 2**64), got {seed!r}")
+        if rules not in RULES_CHOICES:
+            raise ValueError(f"unknown rules {rules!r}; valid: corrected, published, or defect names joined by + "
+                             f"({', '.join(d.name for d in DEFECTS)})")
         self._events: list[Event] | None = [] if trace else None
         log = self._new_log()
-        self._s = new_state(parse_difficulty(difficulty), 3 if full_scenario else 1, np.uint64(seed), log)
+        self._s = new_state(parse_difficulty(difficulty), 3 if full_scenario else 1, rules_code(rules),
+                            np.uint64(seed), log)
         self._record(log)
 
     # -- what the game is waiting for -------------------------------------------------
@@ -127,6 +133,11 @@ class GameState:
     @property
     def difficulty(self) -> str:
         return L.DIFFICULTIES[int(self._s[L.DIFFICULTY])]
+
+    @property
+    def rules(self) -> str:
+        """The ``rules`` option it was dealt with, canonical: ``corrected`` or its defects joined by +."""
+        return canonical(d.name for d in DEFECTS if int(self._s[L.RULES]) & d.bit)
 
     def observation(self, player: int = 0) -> Observation:
         """The visible part of the state; never the order of a deck."""
@@ -358,6 +369,10 @@ _SCALARS = (
     ("quest_stages", L.QUEST_STAGE_COUNT),
     ("location_progress", L.LOCATION_PROGRESS),
 )
+_OPTIONAL_SCALARS = (  # 0 when absent (a state written before the published rules existed)
+    ("rules", L.RULES),
+    ("ally_order", L.ALLY_ORDER),
+)
 _NAMED = (
     ("difficulty", L.DIFFICULTY, L.DIFFICULTIES),
     ("phase", L.PHASE, PHASE_NAMES),
@@ -369,7 +384,7 @@ def state_to_dict(S: np.ndarray) -> dict:
     data = {"format": "lotr_sim.state/1"}
     for name, offset, names in _NAMED:
         data[name] = names[int(S[offset])]
-    for name, offset in _SCALARS:
+    for name, offset in _SCALARS + _OPTIONAL_SCALARS:
         data[name] = int(S[offset])
     for name, offset, size in _SECTIONS:
         data[name] = S[offset : offset + size].tolist()
@@ -406,6 +421,8 @@ def state_from_dict(data: dict) -> np.ndarray:
             S[offset] = names.index(data[name])
         for name, offset in _SCALARS:
             S[offset] = _integer(data[name], name)
+        for name, offset in _OPTIONAL_SCALARS:
+            S[offset] = _integer(data.get(name, 0), name)
         for name, offset, size in _SECTIONS:
             values = data[name]
             if not isinstance(values, list) or len(values) != size:
@@ -459,6 +476,8 @@ def check_consistency(data: dict) -> None:
     within("encounter_top", 0, data["encounter_length"])
     within("quest_stages", 1, 3)
     within("quest_stage", 0, data["quest_stages"] - 1)
+    if not 0 <= data.get("rules", 0) < 2 ** len(DEFECTS):
+        raise ValueError(f"rules: {data['rules']} is not a set of defects (0-{2 ** len(DEFECTS) - 1})")
     for name in ("threat", "round", "quest_progress", "location_progress"):
         if data[name] < 0:
             raise ValueError(f"{name}: {data[name]} is negative")

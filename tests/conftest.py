@@ -56,6 +56,8 @@ def make_state(
     quest_stages: int = 1,
     location_progress: int = 0,
     round: int = 1,
+    rules: str = "corrected",
+    ally_order=(),
 ) -> GameState:
     """A hand-made position, waiting at ``phase``.
 
@@ -66,9 +68,11 @@ def make_state(
     placed anywhere go to the encounter deck after ``next_encounter`` (so the
     next reveals are known); ``encounter_deck`` gives the whole deck, top
     first, and sends unplaced encounter cards to the encounter discard. On easy,
-    unplaced locations stay out of the game.
+    unplaced locations stay out of the game. ``rules``: the game option; ``ally_order``: allies in the order
+    they were bought (the list-skip defect's list order).
     """
-    data = GameState(difficulty, seed=seed).to_dict()
+    data = GameState(difficulty, seed=seed, rules=rules).to_dict()
+    data["ally_order"] = sum(rank << 4 * (a - ALLY_IDS[0]) for rank, a in enumerate(ally_order))
     zones: dict[int, str] = {}
 
     def put(cards, zone):

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from gamecore.interface import Game
+from gamecore.interface import Game, imported
 from gamecore.published import Published
 from tuning.study_file import StudySpec
 from tuning.study_results import Measured, StudyRun
@@ -41,9 +41,12 @@ class Section:
     values: dict = field(default_factory=dict)  # per study, per setup: constant columns
     bounds: dict = field(default_factory=dict)  # an ORACLE setup's label -> the published setup it bounds
     pairs: tuple = ()  # (setup, setup) rows compared game by game on the same deals
+    as_published: bool = False  # setups shown as the published setup they reproduce (Game.report_label)
+    beside: str = ""  # another section whose trial of the same row is shown beside ours
 
     def ours(self, m: Measured) -> tuple:
-        return tuple(column_of(m, name, self.values.get(m.study, {})) for name in self.columns)
+        return tuple(imported(self.game.report_label)(m.label) if name == "setup" and self.as_published
+                     else column_of(m, name, self.values.get(m.study, {})) for name in self.columns)
 
     def theirs(self, p: Published) -> tuple:
         return tuple(published_column(p, name) for name in self.columns)
@@ -121,8 +124,9 @@ def sections(runs: dict[str, StudyRun]) -> list[Section]:
             reference=table.get("reference", ""), config=table.get("config"), note=table.get("note", ""),
             values={spec.name: spec.report.get("values", {}) for spec in specs}, bounds=table.get("bounds", {}),
             pairs=tuple(tuple(pair) for pair in table.get("pairs", ())),
+            as_published=table.get("as_published", False), beside=table.get("beside", ""),
         ))
-    return sorted(found, key=lambda section: section.order)
+    return sorted(found, key=lambda section: (section.order, section.as_published))  # a reproduction after the rest
 
 
 def cell_text(value) -> str:

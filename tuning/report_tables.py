@@ -17,7 +17,7 @@ import numpy as np
 
 from gamecore.published import Published
 from gamecore.stats import Z95, holm
-from tuning.report_sections import Section, cell_text, column_of, table_order
+from tuning.report_sections import Section, cell_text, column_of, sections, table_order
 from tuning.study_results import Measured, StudyRun
 from tuning.verdicts import NOTE as VERDICTS_NOTE
 from tuning.verdicts import Comparison, compare, published_count, verdicts
@@ -115,6 +115,10 @@ def section_markdown(section: Section, runs: dict[str, StudyRun]) -> list[str]:
     if section.reference:
         reference_title, reference = section.game.report_references[section.reference]
         extra.append(reference_title)
+    if section.beside:
+        others = {other.ours(m): m for other in sections(runs) if other.key == section.beside
+                  for run in (runs[name] for name in other.studies) if run.trials for m in other.pick(run.trials)}
+        extra.append(f"`{section.beside}`: win % [95% CI] (games)")
     header = [*section.columns, "ours: win % [95% CI] (games)", *extra, "published", *COMPARISON_HEADER, "verdict"]
     lines.append("| " + " | ".join(header) + " |")
     lines.append("|" + "---|" * len(header))
@@ -129,6 +133,8 @@ def section_markdown(section: Section, runs: dict[str, StudyRun]) -> list[str]:
             cells.append(f"{m.training_seconds:.0f}" if m and m.training_seconds else "-")
         if section.reference:
             cells.append(f"{reference[key[0]]:g}")
+        if section.beside:
+            cells.append(ours_cell(others.get(key)))
         cells += [theirs_cell(p), *comparison, found]
         lines.append("| " + " | ".join(cells) + " |")
     lines += pairs_markdown(section, trials)

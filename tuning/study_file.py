@@ -140,7 +140,8 @@ TOP_KEYS = ("name", "game", "setup", "options", "fixed", "space", "report", *SEC
 # [report]: the study's section of ``lotr report`` (tuning.report), with the type of each key
 REPORT_KEYS = {"section": str, "title": str, "order": int, "columns": list, "reason": str, "published": dict,
                "exclude": dict, "best_per": list, "detail": str, "figure": dict, "values": dict, "curves": bool,
-               "reference": str, "config": str, "note": str, "bounds": dict, "pairs": list}
+               "reference": str, "config": str, "note": str, "bounds": dict, "pairs": list,
+               "as_published": bool, "beside": str}
 POSITIVE = {"games", "episodes", "envs", "n_trials", "workers", "heartbeat_interval", "grace_period"}
 CONTEXT = ("setup",)  # a searched choice that picks a trial's setup, not a parameter (game options are the others)
 

@@ -1,0 +1,90 @@
+"""The published simulator's defects (kondziug/LOTR_AI, the thesis's code), each a switch of the game option
+``rules`` (docs/lotr-published-rules.md gives each one's source).
+
+``rules = "corrected"`` (the default) plays RULES.md; ``"published"`` plays the defects of the published game
+model that every agent meets (``GAME_DEFECTS``); a ``+``-separated list of defect names (``"list-skip"``,
+``"published+double-resources"``) switches exactly those, so that each can be measured on its own. The others
+(``SEARCH_DEFECTS``) came from the published MCTS agent, not from the game model: a study switches them where
+the thesis's setup searched that stage.
+"""
+
+from __future__ import annotations
+
+from itertools import combinations
+from typing import NamedTuple
+
+import numpy as np
+
+
+class Defect(NamedTuple):
+    name: str
+    bit: int
+    help: str
+
+
+LIST_SKIP = np.int64(1)
+LATE_DESTROY = np.int64(2)
+DOUBLE_RESOURCES = np.int64(4)
+REFRESH_AT_FIFTY = np.int64(8)
+UNOPPOSED = np.int64(16)
+ONE_PER_NAME = np.int64(32)
+
+DEFECTS = (
+    Defect("list-skip", int(LIST_SKIP),
+           "the refresh removes destroyed characters and Gandalfs from the list it iterates: the one after each "
+           "removed card is skipped (heroes in id order, allies in purchase order), so it stays in play, at or "
+           "below zero hit points, or as a Gandalf for another round"),
+    Defect("late-destroy", int(LATE_DESTROY),
+           "a character destroyed while defending stays in play until the refresh: a dead hero can still take "
+           "undefended damage, and losing the last hero while defending ends the game at the next questing "
+           "unless that questing wins"),
+    Defect("double-resources", int(DOUBLE_RESOURCES),
+           "from the second round the resource phase runs twice (every hero gains 2, the player draws 2): the "
+           "published MCTS ran it on the defense search's chosen copy, then the round ran it again"),
+    Defect("refresh-at-fifty", int(REFRESH_AT_FIFTY),
+           "threat 50 reached at the refresh does not lose at once: after an MCTS defense the published code "
+           "tested threat > 50, so the next questing is played, lost unless it wins"),
+    Defect("unopposed", int(UNOPPOSED),
+           "a defense that names no defender (the published search's choice when no defender subset exists) "
+           "lets no enemy attack and skips the attack phase"),
+    Defect("one-per-name", int(ONE_PER_NAME),
+           "between stages one card of each name stays in play and in the engagement area (the last one's damage "
+           "and exhaustion), the others leave: the published code until 2022 rebuilt the game from per-name data "
+           "after every stage whenever MCTS played"),
+)
+GAME_DEFECTS = ("list-skip", "late-destroy")
+SEARCH_DEFECTS = ("double-resources", "refresh-at-fifty", "unopposed", "one-per-name")
+ALIASES = {"corrected": (), "published": GAME_DEFECTS}
+_BITS = {d.name: d.bit for d in DEFECTS}
+
+
+def canonical(names) -> str:
+    """The option value of a set of defect names: ``corrected``, or the names in ``DEFECTS`` order joined by +."""
+    names = set(names)
+    chosen = [d.name for d in DEFECTS if d.name in names]
+    return "+".join(chosen) if chosen else "corrected"
+
+
+def _spellings() -> tuple[str, ...]:
+    """Every accepted value: the aliases, each subset of defects, and ``published+`` each set of search defects."""
+    names = [d.name for d in DEFECTS]
+    subsets = ["+".join(c) for k in range(1, len(names) + 1) for c in combinations(names, k)]
+    extras = ["published+" + "+".join(c) for k in range(1, len(SEARCH_DEFECTS) + 1)
+              for c in combinations(SEARCH_DEFECTS, k)]
+    return (*ALIASES, *subsets, *extras)
+
+
+RULES_CHOICES = _spellings()
+
+
+def defect_names(rules: str) -> tuple[str, ...]:
+    """The defects a valid ``rules`` value switches on, in ``DEFECTS`` order."""
+    names = set()
+    for token in rules.split("+"):
+        names.update(ALIASES.get(token, (token,)))
+    return tuple(d.name for d in DEFECTS if d.name in names)
+
+
+def rules_code(rules: str) -> int:
+    """The state's ``RULES`` field for a valid ``rules`` value: the defects' bits."""
+    return sum(_BITS[name] for name in defect_names(rules))

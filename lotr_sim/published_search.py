@@ -1,0 +1,346 @@
+"""``published-mcts``: the thesis's MCTS as its published code ran it (kondziug/LOTR_AI, ``vanilla_mcts``), an
+ORACLE (docs/lotr-published-rules.md, "The published search").
+
+Facts of the published search that it plays, at a planning, questing or defense decision:
+
+- it branches from copies of the real game, deck orders included, and its playouts play those copies on: it
+  knows both deck orders (an ORACLE, never an honest agent);
+- its children: planning, buy nothing or one card (one child per card name affordable; with action reduction
+  only nothing or Gandalf when he is in hand and more than 4 resources are there); questing, every subset of
+  the characters of 1 to n - 1 cards (with reduction, only those whose willpower exceeds the staging threat
+  + 2; none: commit nobody); defense, every subset of the characters (exhausted ones included; with
+  reduction, none holding an exhausted ally) as large as the engaged enemies, each enemy then given a defender
+  drawn from the subset (one already exhausted: the attack goes undefended to a random hero), or, with no such
+  subset, a defense that names no one (the ``unopposed`` defect; without it, the random agent's defense);
+- each child rolls the rest of its round once when it is made and keeps it: a questing child its random travel,
+  a defense child its random attack. The real game continues from the chosen child: ``choose`` returns the
+  decision, and the travel or attack that child rolled is played when that decision comes (``PLANS``; at a
+  travel or attack with no plan, the random agent's choice: the published code rolled travel again there);
+- the search: the first iteration plays ``ppn`` playouts from the root itself, each further iteration from a
+  child (unvisited ones first, in a shuffled order, then the best UCT value), until ``budget`` playouts are
+  spent; a node's value is its wins summed over its playouts, divided by its visits (one visit per ``ppn``
+  playouts), UCT = value + c sqrt(2 ln N / n) with c = 1, and the answer is the visited child with the best
+  UCT value.
+
+Not played: the published tree grows below a child once every child is visited (its second visit plays from a
+grandchild); here a child's further visits play from the child again (one level). Its playouts' stale win and
+loss flags are not played either.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from gamecore.jit import allocating, kernel
+from gamecore.rng import below, mix64
+from lotr_sim import layout as L
+from lotr_sim.cards import COST, N_CARDS, NAME_FIRST, WILLPOWER
+from lotr_sim.defects import UNOPPOSED
+from lotr_sim.playout import play_out
+from lotr_sim.policies import RANDOM, fill_after_loss, policy_action
+from lotr_sim.rules import (
+    CHARACTER_BITS,
+    GANDALF_BITS,
+    HERO_BITS,
+    apply_action,
+    copy_state,
+    defend,
+    determinize,
+    heroes,
+    lowest,
+    nth_card,
+    popcount,
+    ready,
+    staging_threat,
+    total_resources,
+)
+
+MAX_CHARACTERS = 16  # subsets are enumerated over at most this many characters
+
+
+@kernel
+def planning_children(S, reduction, picks):
+    """The published planning children into ``picks`` (a card id, -1 for none); returns their number."""
+    picks[0] = -1
+    hand, avail = S[L.ZONE_MASKS + L.HAND], total_resources(S)
+    if reduction and hand & GANDALF_BITS and avail > 4:
+        picks[1] = lowest(hand & GANDALF_BITS)
+        return 2
+    n, seen, m = 1, np.int64(0), hand
+    while m:
+        c = lowest(m)
+        m &= m - 1
+        if not (seen >> NAME_FIRST[c]) & 1 and COST[c] <= avail:
+            seen |= np.int64(1) << NAME_FIRST[c]
+            picks[n] = c
+            n += 1
+    return n
+
+
+@kernel
+def subset_of(cards, bits):
+    """The cards of ``cards`` whose rank (in id order) is set in ``bits``."""
+    chosen, rank = np.int64(0), 0
+    while cards:
+        c = lowest(cards)
+        cards &= cards - 1
+        if (bits >> rank) & 1:
+            chosen |= np.int64(1) << c
+        rank += 1
+    return chosen
+
+
+@kernel
+def willpower_of(mask):
+    total = 0
+    while mask:
+        total += WILLPOWER[lowest(mask)]
+        mask &= mask - 1
+    return total
+
+
+@kernel
+def questing_children(S, reduction, masks):
+    """The published questing children (committed characters) into ``masks``; returns their number."""
+    characters = S[L.ZONE_MASKS + L.IN_PLAY] & CHARACTER_BITS
+    n = min(popcount(characters), MAX_CHARACTERS)
+    needed = staging_threat(S) + 2
+    count = 0
+    for bits in range(1, (1 << n) - 1):
+        chosen = subset_of(characters, bits)
+        if not reduction or willpower_of(chosen) > needed:
+            masks[count] = chosen
+            count += 1
+    if count == 0:
+        masks[0] = 0
+        count = 1
+    return count
+
+
+@kernel
+def defense_children(S, reduction, masks):
+    """The published defense children (defender subsets) into ``masks``; returns their number, 0 when none."""
+    characters = S[L.ZONE_MASKS + L.IN_PLAY] & CHARACTER_BITS
+    exhausted_allies = characters & ~HERO_BITS & S[L.EXHAUSTED_MASK]
+    n = min(popcount(characters), MAX_CHARACTERS)
+    k = popcount(S[L.ZONE_MASKS + L.ENGAGED])
+    count = 0
+    for bits in range(1, 1 << n):
+        if popcount(bits) != k:
+            continue
+        chosen = subset_of(characters, bits)
+        if not reduction or not chosen & exhausted_allies:
+            masks[count] = chosen
+            count += 1
+    return count
+
+
+@kernel
+def children_of(S, reductions, masks):
+    """The root's children into ``masks`` (planning: card ids, -1 none; else character masks; a defense with
+    no subset: one child, -1); returns their number."""
+    phase = S[L.PHASE]
+    if phase == L.PLANNING:
+        return planning_children(S, reductions[0], masks)
+    if phase == L.QUESTING:
+        return questing_children(S, reductions[1], masks)
+    count = defense_children(S, reductions[2], masks)
+    if count == 0:
+        masks[0] = -1
+        count = 1
+    return count
+
+
+@kernel
+def subset_defense(S, subset, rs, act, scratch):
+    """The published defense of ``subset``: each enemy (id order) a defender drawn from it, an exhausted one
+    leaving the attack undefended on a random hero; resolved on ``scratch``."""
+    copy_state(scratch, S)
+    remaining = S[L.ZONE_MASKS + L.ENGAGED]
+    while remaining:
+        e = lowest(remaining)
+        remaining &= remaining - 1
+        d = nth_card(subset, below(rs, popcount(subset)))
+        if (ready(scratch) >> d) & 1:
+            target = d
+        else:
+            alive = heroes(scratch)
+            target = L.UNDEFENDED + nth_card(alive, below(rs, popcount(alive)))
+        act[e] = target
+        if defend(scratch, e, target, None):
+            fill_after_loss(act, remaining, target)
+            return
+
+
+@kernel
+def decision_of(S, child, rs, act, scratch):
+    """The root decision of child ``child`` (``children_of``'s value) into ``act``."""
+    act[:] = L.NO_CHOICE
+    phase = S[L.PHASE]
+    if phase == L.PLANNING:
+        if child >= 0:
+            act[child] = 1
+    elif phase == L.QUESTING:
+        m = child
+        while m:
+            act[lowest(m)] = 1
+            m &= m - 1
+    elif child >= 0:
+        subset_defense(S, child, rs, act, scratch)
+    elif not S[L.RULES] & UNOPPOSED:
+        policy_action(S, RANDOM, rs, act, scratch)
+
+
+@kernel
+def make_child(S, child, rs, C, act, plan, mid, err, scratch):
+    """Child ``child`` of ``S`` into ``C``: the decision, then the travel or attack it rolls, kept. ``act`` gets
+    the decision; returns True when a rolled travel or attack is in ``plan``, to be played at ``mid``."""
+    decision_of(S, child, rs, act, scratch)
+    copy_state(C, S)
+    if apply_action(C, act, err, None) != L.OK:
+        raise RuntimeError("published-mcts built an illegal decision")
+    if C[L.PHASE] != L.TRAVEL and C[L.PHASE] != L.ATTACK:
+        return False
+    copy_state(mid, C)
+    policy_action(C, RANDOM, rs, plan, scratch)
+    if apply_action(C, plan, err, None) != L.OK:
+        raise RuntimeError("the random policy chose an illegal action")
+    return True
+
+
+@kernel
+def wins_of(C, ppn, budget_left, policies, rs, work, act, err, scratch):
+    """Up to ``ppn`` playouts from ``C`` while the budget lasts (the published count, which may spend one
+    more); returns (wins, budget left)."""
+    wins = 0
+    for _ in range(ppn):
+        if budget_left < 0:
+            break
+        budget_left -= 1
+        copy_state(work, C)
+        if play_out(work, policies, rs, None, act, err, scratch) == L.WIN:
+            wins += 1
+    return wins, budget_left
+
+
+@kernel
+def uct(utility, visits, root_visits, c):
+    return utility / visits + c * np.sqrt(2.0 * np.log(root_visits) / visits)
+
+
+@allocating
+def published_decide(S, budget, ppn, c, playout, reductions, redraw, seed, act, plan, mid):
+    """The published search's decision at ``S`` (planning, questing or defense) into ``act``; returns True when
+    the chosen child rolled a travel or attack, then in ``plan``, to be played at the state ``mid``. ``redraw``:
+    search a copy whose deck orders are drawn again (the 2021 code), not the true state (2022)."""
+    rs = np.empty(1, np.uint64)
+    rs[0] = mix64(seed)
+    real = S
+    if redraw:
+        S = S.copy()
+        determinize(S, rs)
+    masks = np.empty(1 << MAX_CHARACTERS, np.int64)
+    n = children_of(S, reductions, masks)
+    states = np.empty((n, L.STATE_SIZE), np.int64)
+    acts = np.empty((n, N_CARDS), np.int64)
+    plans = np.empty((n, N_CARDS), np.int64)
+    mids = np.empty((n, L.STATE_SIZE), np.int64)
+    planned = np.zeros(n, np.bool_)
+    visits = np.zeros(n, np.int64)
+    utility = np.zeros(n, np.float64)
+    policies = np.full(5, playout, np.int64)
+    work, scratch = np.empty(L.STATE_SIZE, np.int64), np.empty(L.STATE_SIZE, np.int64)
+    step, err = np.empty(N_CARDS, np.int64), np.zeros(4, np.int64)
+    order = np.arange(n)
+    _, budget_left = wins_of(S, ppn, budget, policies, rs, work, step, err, scratch)  # the root's own iteration
+    root_visits = 1
+    while budget_left > 0:
+        for i in range(n - 1, 0, -1):  # the published select shuffles the children each time
+            j = below(rs, i + 1)
+            order[i], order[j] = order[j], order[i]
+        pick, best = -1, 0.0
+        for k in order:
+            if visits[k] == 0:
+                pick = k
+                break
+            score = uct(utility[k], visits[k], root_visits, c)
+            if score > best:
+                pick, best = k, score
+        if visits[pick] == 0:
+            planned[pick] = make_child(S, masks[pick], rs, states[pick], acts[pick], plans[pick], mids[pick], err,
+                                       scratch)
+        wins, budget_left = wins_of(states[pick], ppn, budget_left, policies, rs, work, step, err, scratch)
+        visits[pick] += 1
+        utility[pick] += wins
+        root_visits += 1
+    choice, best = -1, 0.0
+    for k in order:
+        if visits[k] > 0:
+            score = uct(utility[k], visits[k], root_visits, c)
+            if choice < 0 or score > best:
+                choice, best = k, score
+    if choice < 0:  # a budget spent at the root alone: the first child
+        choice = 0
+        planned[0] = make_child(S, masks[0], rs, states[0], acts[0], plans[0], mids[0], err, scratch)
+    act[:] = acts[choice]
+    plan[:] = plans[choice]
+    if not redraw:
+        mid[:] = mids[choice]
+        return planned[choice]
+    copy_state(mid, real)  # the real state the rolled travel or attack is played at
+    if apply_action(mid, act, err, None) != L.OK:
+        raise RuntimeError("published-mcts built an illegal decision")
+    if not planned[choice] or (mid[L.PHASE] != L.TRAVEL and mid[L.PHASE] != L.ATTACK):
+        return False
+    copy_state(work, mid)  # a travel rolled after another reveal may name a location the real one lacks
+    return apply_action(work, plan, err, None) == L.OK
+
+
+@allocating
+def random_choice(S, seed, act):
+    """The random agent's choice at ``S`` (a travel or attack with no plan)."""
+    rs = np.empty(1, np.uint64)
+    rs[0] = mix64(seed)
+    scratch = np.empty(L.STATE_SIZE, np.int64)
+    policy_action(S, RANDOM, rs, act, scratch)
+
+
+REDRAWN = "published-mcts-2021"  # the agent that searches redrawn decks, as the published code did until 2022
+PLANS: dict[bytes, np.ndarray] = {}  # the travel or attack the chosen child rolled, by the state it is played at
+MAX_PLANS = 100_000  # plans of games that ended first are dropped past this many
+
+
+class PublishedMCTS:
+    """``choose``: the published search at planning, questing and defense; at travel and attack, the choice the
+    chosen child rolled (``PLANS``), or the random agent's."""
+
+    def __init__(self, role: str, spec):
+        p = spec.as_dict()
+        self.budget, self.ppn, self.c = int(p["budget"]), int(p["ppn"]), float(p["c"])
+        self.playout = spec.game.policies.index(p["playout"])
+        self.reductions = np.array([p["reduction_planning"], p["reduction_questing"], p["reduction_defense"]],
+                                   np.int64)
+        self.redraw = spec.agent == REDRAWN
+
+    def choose(self, states: np.ndarray, uniforms: np.ndarray, mode: str):
+        acts = np.empty((len(states), N_CARDS), np.int64)
+        plan, mid = np.empty(N_CARDS, np.int64), np.empty(L.STATE_SIZE, np.int64)
+        for i, S in enumerate(states):
+            seed = np.uint64(int(uniforms[i, 0] * 2.0**53))
+            if S[L.PHASE] in (L.TRAVEL, L.ATTACK):
+                rolled = PLANS.pop(S.tobytes(), None)
+                if rolled is None:
+                    random_choice(S, seed, acts[i])
+                else:
+                    acts[i] = rolled
+                continue
+            if published_decide(S, self.budget, self.ppn, self.c, self.playout, self.reductions, self.redraw, seed,
+                                acts[i], plan, mid):
+                if len(PLANS) >= MAX_PLANS:
+                    PLANS.clear()
+                PLANS[mid.tobytes()] = plan.copy()
+        return acts, None
+
+
+def make(role: str, spec) -> PublishedMCTS:
+    return PublishedMCTS(role, spec)

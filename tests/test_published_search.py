@@ -1,0 +1,110 @@
+"""``published-mcts``: the thesis's MCTS as its published code ran it (lotr_sim/published_search.py), an ORACLE;
+``published-mcts-2021``: the same search on redrawn deck orders, honest."""
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from conftest import make_state, run_cli
+
+from agents.agent import Agent
+from agents.evaluation import evaluate_setup
+from agents.setup import Setup
+from agents.specs import AgentSpec
+from lotr_sim import GameState, Stage
+from lotr_sim.published_search import PLANS, children_of
+from lotr_sim.report import published_label
+from tuning.orchestrator import run_study
+from tuning.study_file import load_study
+
+P = "published-mcts"
+SMALL = {name: AgentSpec.make(name, budget=40, ppn=5) for name in (P, "published-mcts-2021")}
+GANDALF, TOOK, TOOK_2, GUIDE = 15, 9, 10, 3
+
+
+def test_the_published_search_is_declared_an_oracle_and_its_2021_form_honest():
+    assert SMALL[P].oracle and not SMALL["published-mcts-2021"].oracle
+    result = evaluate_setup(Setup.parse(f"random-{P}-{P}-{P}-{P}").with_params({"budget": 20, "ppn": 5}),
+                            options={"difficulty": "easy", "rules": "published"}, games=20, seed=1)
+    assert result.oracle and result.games == 20
+
+
+def test_the_published_search_reads_the_deck_order(decision_states):
+    rng = np.random.default_rng(5)
+    changed = 0
+    for i, game in enumerate(decision_states[::6]):
+        if game.stage in (Stage.TRAVEL, Stage.ATTACK):
+            continue
+        other = game.determinize(rng)
+        if Agent(SMALL[P], seed=i).act(game) != Agent(SMALL[P], seed=i).act(other):
+            changed += 1
+    assert changed > 0
+
+
+def test_the_2021_search_decides_from_what_the_player_sees(decision_states):
+    rng = np.random.default_rng(5)
+    for i, game in enumerate(decision_states[::6]):
+        other = game.determinize(rng)
+        agent = SMALL["published-mcts-2021"]
+        assert Agent(agent, seed=i).act(game) == Agent(agent, seed=i).act(other), f"state {i}"
+
+
+def test_planning_buys_one_card_a_name_or_gandalf_alone():
+    g = make_state(phase="planning", hand=[GANDALF, TOOK, TOOK_2, GUIDE], resources=(2, 2, 2))
+    picks = np.empty(64, np.int64)
+    assert sorted(picks[: children_of(g.core_state(), np.array([1, 1, 1]), picks)]) == [-1, GANDALF]
+    n = children_of(g.core_state(), np.array([0, 1, 1]), picks)
+    assert sorted(picks[:n]) == [-1, GUIDE, TOOK, GANDALF]  # one Wandering Took for both copies
+
+
+def test_questing_commits_one_to_n_minus_one_characters_above_the_threat():
+    g = make_state(phase="questing", staging=[18], in_play=[TOOK])  # staging threat 2: willpower > 4 needed
+    masks = np.empty(64, np.int64)
+    n = children_of(g.core_state(), np.array([1, 1, 1]), masks)
+    expected = [{0, 1}, {1, 2}, {1, TOOK}, {0, 1, 2}, {0, 1, TOOK}, {1, 2, TOOK}]  # Eowyn's 4 and one more
+    assert sorted(masks[:n]) == sorted(sum(1 << c for c in cards) for cards in expected)
+    n = children_of(g.core_state(), np.array([1, 0, 1]), masks)
+    assert n == 2**4 - 2
+
+
+@pytest.mark.parametrize("rules", ["published", "published+double-resources+refresh-at-fifty+unopposed"])
+def test_published_games_run_and_the_rolled_plans_are_played(rules):
+    PLANS.clear()
+    setup = Setup.parse(f"{P}-{P}-{P}-{P}-{P}").with_params({"budget": 30, "ppn": 10})
+    result = evaluate_setup(setup, options={"difficulty": "hard", "rules": rules}, games=30, seed=2)
+    assert result.games == 30
+    assert len(PLANS) < 30  # travel and attack took their plans (a few are left by games that ended first)
+
+
+def test_the_search_leaves_the_real_game_untouched():
+    game = GameState("hard", 3, rules="published")
+    before = game.core_state().copy()
+    Agent(SMALL[P], seed=1).act(game)
+    assert np.array_equal(game.core_state(), before)
+
+
+def test_a_published_search_setup_reads_as_the_thesis_setup_it_reproduces():
+    assert published_label(f"random-{P}-{P}-{P}-{P}") == "random-mcts-mcts"
+    assert published_label(f"{P}-random-random") == "mcts-random-random"
+    assert published_label(f"{P}-{P}-{P}-random-random") == "mcts-mcts-random"
+    assert published_label("random-mcts-mcts") == "random-mcts-mcts"
+
+
+@pytest.mark.slow
+def test_the_published_rules_section_sets_ours_under_both_rules_beside_the_thesis(in_tmp, capsys):
+    def study(name: str) -> Path:
+        text = (Path(__file__).parent.parent / "studies" / f"{name}.toml").read_text()
+        path = in_tmp / f"{name}.toml"
+        path.write_text(text.replace("[objective]\ngames = 100000", "[objective]\ngames = 400"))
+        return path
+
+    corrected, published = study("random-baseline"), study("random-baseline-published")
+    for path in (corrected, published):
+        run_study(load_study(path))
+    code, _, err = run_cli(capsys, "report", str(corrected), str(published), "--out", "docs/results.md")
+    assert code == 0, err
+    text = (in_tmp / "docs" / "results.md").read_text()
+    table = text[text.index("## Random agent under the published rules"):].split("\n\n")[2].splitlines()
+    assert "`random-baseline`: win % [95% CI] (games)" in table[0] and "RULES.md" in table[0]
+    hard = next(row for row in table if row.startswith("| hard"))
+    assert hard.count("(400)") == 2 and "4.53 ± 0.13 (Table 3.2)" in hard and "| 4.25 |" in hard
