@@ -130,7 +130,8 @@ def write_report(study_files: list[Path], out: Path, root: Path = Path(".")) -> 
     trained = [name for name, run in runs.items() if run.spec.report.get("curves")]
     if "learning-curves" in figures:
         lines += ["## Learning curves", "", "![learning curves](figures/learning-curves.png)", ""]
-    elif trained and (previous := kept("Learning curves", trained)) is not None:
+    elif trained and (previous := kept("Learning curves", [n for n in trained if not runs[n].recorded])) is not None:
+        # a study's record holds no learning curves: the figure is the one of the last report drawn from stores
         lines += previous
     for run in runs.values():
         title = run.spec.report.get("title", f"Win rate against time per game ({run.spec.name}, two objectives)")
