@@ -9,6 +9,15 @@ terminal's Ctrl-C to the process group and a driver's SIGTERM to its workers
 do not interrupt each other's clean-up. ``Interrupted`` is a
 ``KeyboardInterrupt``: code that catches the latter keeps working.
 
+Two moments cannot raise: Numba's compiler (an exception raised in one of
+LLVM's callbacks into Python is swallowed) and a long native call that does
+not return to Python (a handler runs only between Python instructions). A
+signal that lands while the main thread compiles ends the process at once,
+with one line on stderr and the exit code of the signal (nothing has been
+played or written then); a watchdog thread, woken by the signal, does the same
+when the handler has not run within ``GRACE_SECONDS``, unless a ``deferred()``
+write is running. The process's children die with it.
+
 Child processes that only compute (evaluation pools) ignore both signals and
 die with their parent (``quiet_child``); their parent stops them.
 """
@@ -23,7 +32,10 @@ import sys
 import threading
 import time
 
+from agents.compiling import main_thread_compiling
+
 SIGNALS = (signal.SIGINT, signal.SIGTERM)
+GRACE_SECONDS = 2.0  # the handler's time to run before the watchdog ends the process (Ctrl-C works within 5 s)
 _PR_SET_PDEATHSIG = 1  # linux/prctl.h
 
 
@@ -54,29 +66,107 @@ class _State:
     deferring = 0  # depth of deferred() blocks
     held: int | None = None  # a signal that arrived inside one
     stopping = False  # a signal has been raised: ignore the next ones
+    label: tuple[int, str] | None = None  # (process id, command name) of the line printed on an immediate exit
+    arrived = 0  # signals the watchdog was woken by
+    handled = 0  # signals the handler saw
 
 
 def _on_signal(signum, frame) -> None:
+    _State.handled += 1
     if _State.stopping:
         return
     if _State.deferring:
         _State.held = _State.held or signum
         return
+    if main_thread_compiling():
+        _exit_now(signum, "while compiling")
     _State.stopping = True
     raise Interrupted(signum)
 
 
+def _exit_now(signum: int, where: str) -> None:
+    """End the process with the signal's exit code; the command's line says where it stopped."""
+    _EXITING.acquire()  # the handler and the watchdog may both get here: the first one ends the process
+    if _State.label and _State.label[0] == os.getpid():
+        with contextlib.suppress(OSError):
+            os.write(sys.stderr.fileno(),
+                     f"{_State.label[1]}: interrupted ({signal.Signals(signum).name}) {where}\n".encode())
+    os._exit(128 + signum)
+
+
+def _watch(read_fd: int) -> None:
+    """The watchdog: woken through Python's signal wake-up file descriptor, even while the main thread is in
+    native code (LLVM releases the interpreter's lock)."""
+    with os.fdopen(read_fd, "rb", buffering=0) as wakeups:
+        while data := wakeups.read(64):
+            for signum in (s for s in data if s in SIGNALS):
+                _State.arrived += 1
+                if main_thread_compiling() and not _State.deferring and not _State.stopping:
+                    _exit_now(signum, "while compiling")
+                deadline = time.monotonic() + GRACE_SECONDS
+                while _State.handled < _State.arrived and time.monotonic() < deadline:
+                    time.sleep(0.05)
+                if _State.handled < _State.arrived and not (_State.stopping or _State.deferring):
+                    _exit_now(signum, "inside native code")
+
+
+_EXITING = threading.Lock()
+
+
+class _Watchdog:
+    pipe: tuple[int, int] | None = None  # the running watchdog's wake-up pipe (read, write)
+
+
+def _start_watchdog() -> int | None:
+    """Start the watchdog and point Python's signal wake-up at it; return the wake-up fd it replaced (None if one
+    runs already)."""
+    if _Watchdog.pipe is not None:
+        return None
+    read_fd, write_fd = _Watchdog.pipe = os.pipe()
+    os.set_blocking(write_fd, False)
+    before = signal.set_wakeup_fd(write_fd, warn_on_full_buffer=False)
+    threading.Thread(target=_watch, args=(read_fd,), name="signal watchdog", daemon=True).start()
+    return before
+
+
+def _stop_watchdog(before: int) -> None:
+    signal.set_wakeup_fd(before)
+    os.close(_Watchdog.pipe[1])  # the watchdog reads the end of its pipe and stops
+    _Watchdog.pipe = None
+
+
+def _forget_watchdog_in_child() -> None:
+    """A forked child has no watchdog thread: its signals must not wake its parent's, nor its copy of the pipe
+    keep the parent's watchdog from seeing the pipe's end."""
+    if _Watchdog.pipe is not None:
+        with contextlib.suppress(ValueError):  # forked from another thread than the main one
+            signal.set_wakeup_fd(-1)
+        for fd in _Watchdog.pipe:
+            os.close(fd)
+        _Watchdog.pipe = None
+
+
+os.register_at_fork(after_in_child=_forget_watchdog_in_child)
+
+
 @contextlib.contextmanager
-def stop_signals():
-    """SIGINT and SIGTERM raise ``Interrupted`` inside the block (main thread only; elsewhere a no-op)."""
+def stop_signals(label: str | None = None):
+    """SIGINT and SIGTERM raise ``Interrupted`` inside the block (main thread only; elsewhere a no-op); ``label``
+    (the command, e.g. "lotr eval") starts the line printed when a signal ends the process at once."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
     before = {s: signal.signal(s, _on_signal) for s in SIGNALS}
+    outer_label = _State.label
     _State.stopping, _State.held = False, None
+    _State.label = (os.getpid(), label) if label else outer_label
+    wakeup_before = _start_watchdog()
     try:
         yield
     finally:
+        if wakeup_before is not None:
+            _stop_watchdog(wakeup_before)
+        _State.label = outer_label
         for s, handler in before.items():
             signal.signal(s, handler)
 

@@ -1,4 +1,9 @@
-"""The ``lotr`` command line: ``lotr play``, ``eval``, ``train``, ``tune`` and ``report``."""
+"""The ``gametune`` command line (also installed as ``lotr``): ``play``, ``eval``, ``train``, ``tune``, ``report``,
+``warm-up`` and each game's own commands (``gametune loveletter table``).
+
+The games, their agents and their commands in the help come from ``gamecore``'s registry: a new game is listed
+without a line written here.
+"""
 
 from __future__ import annotations
 
@@ -10,6 +15,7 @@ import sys
 from pathlib import Path
 
 import gamecore
+from agents.compiling import announcing
 from agents.evaluation import SEATS
 from agents.executors import EXECUTORS
 from agents.interruption import Interrupted, stop_signals
@@ -19,6 +25,7 @@ from gamecore.interface import imported
 from gamecore.params import Param, positive_int, seed_int
 from tuning.storage_url import STORAGE_FORMS
 
+PROGRAMS = ("gametune", "lotr")  # the tool's name, then the alias every existing command uses
 
 class _Parser(argparse.ArgumentParser):
     """An argument parser whose errors are one line and exit with code 2."""
@@ -44,7 +51,8 @@ def _add_setup_arguments(command: argparse.ArgumentParser) -> None:
         help="agents per role: LOTR planning-questing-defense (travel, attack random) or all five, e.g. "
         "random-mcts-mcts; a two-player game: the evaluated agent then its opponent, e.g. mcts-random",
     )
-    command.add_argument("--policy", help="the same agent in every role, e.g. " + ", ".join(agent_names()))
+    command.add_argument("--policy", help="the same agent in every role: one of the game's agents ("
+                         + "; ".join(f"{name}: {', '.join(agent_names(name))}" for name in gamecore.names()) + ")")
     command.add_argument("--opponent", help="two-player games: the second seat's agent (the setup's is the first's)")
     command.add_argument("--config", help="an agent configuration file (TOML or JSON), e.g. an exported best.toml")
     command.add_argument(
@@ -76,12 +84,32 @@ def _shorthands() -> list[tuple[str, Param]]:
     return list(found.values())
 
 
-def build_parser(game_name: str | None = None) -> argparse.ArgumentParser:
-    """The command line; ``game_name`` (the first argument) adds that game's own commands (``lotr loveletter
+def _games_help() -> str:
+    """Each game of the registry with its agents and its own commands."""
+    lines = ["games (--game NAME; agents for --policy, --setup and --opponent; a game's own commands: PROG GAME "
+             + "COMMAND):"]
+    for name in gamecore.names():
+        own = gamecore.load(name).commands
+        lines.append(f"  {name}: agents {', '.join(agent_names(name))}; "
+                     + (f"commands {', '.join(command.name for command in own)}" if own else "no commands of its own"))
+    return "\n".join(lines)
+
+
+def program_name() -> str:
+    """The name the tool was called by (``gametune`` or its alias ``lotr``; ``lotr`` when run as a module)."""
+    called = Path(sys.argv[0]).name
+    return called if called in PROGRAMS else PROGRAMS[1]
+
+
+def build_parser(game_name: str | None = None, prog: str | None = None) -> argparse.ArgumentParser:
+    """The command line; ``game_name`` (the first argument) adds that game's own commands (``gametune loveletter
     table``)."""
-    parser = _Parser(prog="lotr", description="Simulate, evaluate and tune agents for the LOTR card game model; "
-                     "lotr GAME COMMAND runs a game's own commands (lotr loveletter table).")
-    commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    prog = prog or program_name()
+    parser = _Parser(prog=prog, formatter_class=argparse.RawDescriptionHelpFormatter,
+                     description="Simulate, evaluate and tune game-playing agents (MCTS, flat Monte Carlo, learning "
+                     f"agents) on any registered game. {PROGRAMS[0]} and {PROGRAMS[1]} are the same tool.",
+                     epilog=_games_help().replace("PROG", prog))
+    commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser, metavar="COMMAND")
 
     play = commands.add_parser("play", help="play one game and print its trace")
     _add_setup_arguments(play)
@@ -92,9 +120,11 @@ def build_parser(game_name: str | None = None) -> argparse.ArgumentParser:
     evaluate = commands.add_parser("eval", help="win rate of a setup over many games")
     _add_setup_arguments(evaluate)
     evaluate.set_defaults(handler=_eval, command_parser=evaluate)
-    evaluate.add_argument("--games", type=positive_int, default=10_000)
+    evaluate.add_argument("--games", type=positive_int, default=10_000,
+                          help="games to play (default 10,000; --seat both: each deal in both seats counts twice)")
     evaluate.add_argument("--seed", type=seed_int, default=0, help="game i is dealt from (seed, i)")
-    evaluate.add_argument("--workers", type=positive_int, default=1)
+    evaluate.add_argument("--workers", type=positive_int, default=1,
+                          help="local worker processes playing the games (default 1; a Ray cluster: its CPUs)")
     evaluate.add_argument("--json", action="store_true", help="print the result as JSON")
     evaluate.add_argument("--executor", choices=EXECUTORS, default="local",
                           help="where the games run: local processes (--workers) or a Ray cluster")
@@ -114,7 +144,7 @@ def build_parser(game_name: str | None = None) -> argparse.ArgumentParser:
         ("--epsilon", str, "q-macro exploration rate"),
     ):
         train.add_argument(name, type=kind, help=f"every rl stage: {help_text} (same as --set {name[2:]}=...)")
-    train.add_argument("--episodes", type=positive_int, default=10_000)
+    train.add_argument("--episodes", type=positive_int, default=10_000, help="training games (default 10,000)")
     train.add_argument("--seed", type=seed_int, default=0, help="training deals and network initialisation")
     train.add_argument("--envs", type=positive_int, default=1, help="games stepped together (vectorised training)")
     train.add_argument("--window", type=positive_int, default=1000, help="episodes of the moving win rate")
@@ -150,23 +180,42 @@ def build_parser(game_name: str | None = None) -> argparse.ArgumentParser:
                         "http://HOST:5000 (default: MLFLOW_TRACKING_URI, else mlflow.db here)")
     export.add_argument("--out", required=True, help="best.toml or best.json")
     export.set_defaults(handler=_tune_export, command_parser=export)
-    if game_name in gamecore.names():  # lotr <game> <command>: a game's own commands (only that game is loaded)
-        of_game = commands.add_parser(game_name, help=f"{game_name}'s own commands")
-        own = gamecore.load(game_name).commands
-        of_game.set_defaults(handler=_game_command(None, game_name), command_parser=of_game)
-        game_commands = of_game.add_subparsers(dest="game_command", metavar="COMMAND", required=bool(own),
-                                              parser_class=_Parser)
-        for command in own:
-            parser_of = game_commands.add_parser(command.name, help=command.help)
-            command.function("arguments")(parser_of)
-            parser_of.set_defaults(handler=_game_command(command, game_name), command_parser=parser_of)
+    warm_up = commands.add_parser("warm-up", help="compile every game's code ahead (the install runs it): the "
+                                  "first play, eval or study then starts at once")
+    warm_up.add_argument("--game", action="append", choices=gamecore.names(),
+                         help="only this game (repeatable; default: every game)")
+    warm_up.add_argument("--workers", type=positive_int, default=os.cpu_count() or 1,
+                         help="processes compiling at once (default: this machine's cores)")
+    warm_up.set_defaults(handler=_warm_up, command_parser=warm_up)
     for commands_of, name in ((commands, "report"), (tune_commands, "report")):
         report = commands_of.add_parser(name, help="the finished studies next to the thesis's numbers (Markdown + PNG)")
         report.add_argument("studies", nargs="*", help="study files (default: studies/*.toml)")
         report.add_argument("--root", default=".", help="folder of the studies' default local stores (default: here)")
         report.add_argument("--out", default="docs/results.md", help="the report; its figures go to figures/ beside it")
         report.set_defaults(handler=_report, command_parser=report)
+    for name in gamecore.names():  # <prog> <game> <command>: a game's own commands (only the named game's loaded)
+        _add_game_commands(commands, name, prog, with_arguments=name == game_name)
     return parser
+
+
+def _add_game_commands(commands, name: str, prog: str, with_arguments: bool) -> None:
+    """``<prog> <name> <command>``: the game's own commands; their arguments only when the game is the one asked
+    for (the others' modules stay unimported)."""
+    own = gamecore.load(name).commands
+    listed = ", ".join(command.name for command in own) or "none"
+    of_game = commands.add_parser(
+        name, help=f"{name}'s own commands: {listed}",
+        description=f"{name}'s own commands: {listed}. Its agents (--policy, --setup, --opponent of {prog} play, "
+                    f"eval and train with --game {name}): {', '.join(agent_names(name))}.")
+    of_game.set_defaults(handler=_game_command(None, name, prog), command_parser=of_game)
+    if not (with_arguments and own):
+        return
+    game_commands = of_game.add_subparsers(dest="game_command", metavar="COMMAND", required=bool(own),
+                                          parser_class=_Parser)
+    for command in own:
+        parser_of = game_commands.add_parser(command.name, help=command.help, description=command.help)
+        command.function("arguments")(parser_of)
+        parser_of.set_defaults(handler=_game_command(command, name, prog), command_parser=parser_of)
 
 
 def _setup(parser: argparse.ArgumentParser, args):
@@ -301,6 +350,14 @@ def _tune_export(parser, args) -> int:
     return 0
 
 
+def _warm_up(parser, args) -> int:
+    from agents.warm_up import report_warm_up
+
+    seconds = report_warm_up(args.game or list(gamecore.names()), args.workers, print)
+    print(f"compiled in {seconds:.0f} s: the next commands start at once")
+    return 0
+
+
 def _report(parser, args) -> int:
     from tuning.report import write_report
 
@@ -315,11 +372,11 @@ def _report(parser, args) -> int:
     return 0
 
 
-def _game_command(command, game_name: str):
-    """The handler of ``lotr <game> <command>``; without a command, a one-line error."""
+def _game_command(command, game_name: str, prog: str):
+    """The handler of ``<prog> <game> <command>``; without a command, a one-line error."""
     def run(parser, args) -> int:
         if command is None:
-            parser.error(f"{game_name} has no commands of its own; play it with lotr play --game {game_name}")
+            parser.error(f"{game_name} has no commands of its own; play it with {prog} play --game {game_name}")
         return command.function("run")(args)
 
     return run
@@ -349,6 +406,9 @@ def _eval(parser, args) -> int:
 
     code = 0
     setup = _setup(parser, args)
+    if setup.game.by_seat and len(set(setup.agents)) == 1:
+        print(f"self-play: {setup.agents[0].agent} against itself in every seat (another opponent: --opponent AGENT, "
+              f"or --setup {setup.agents[0].agent}-AGENT)", file=sys.stderr, flush=True)
     try:
         result = evaluate_setup(
             setup,
@@ -375,13 +435,15 @@ def _eval(parser, args) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    args = build_parser(argv[0] if argv else None).parse_args(argv)
+    prog = program_name()
+    args = build_parser(argv[0] if argv else None, prog).parse_args(argv)
+    label = f"{prog} {args.command}"
     try:
-        with stop_signals():
+        with announcing(label), stop_signals(label):
             return args.handler(args.command_parser, args)
     except Interrupted as stop:
         what = f"; {stop.detail}" if stop.detail else ""
-        print(f"lotr {args.command}: interrupted ({stop.signal_name}){what}", file=sys.stderr)
+        print(f"{label}: interrupted ({stop.signal_name}){what}", file=sys.stderr)
         return stop.exit_code
     except BrokenPipeError:  # output piped into a reader that stopped early (| head)
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
