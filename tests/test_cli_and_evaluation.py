@@ -116,3 +116,35 @@ def test_progress_without_a_terminal_is_plain_lines(monkeypatch, capsys):
     lines = err.splitlines()
     assert "\r" not in err and len(lines) >= 3 and "ETA" in lines[0]
     assert lines[-1].startswith(f"  games 3,000/3,000 (100%) | win {100 * result.win_rate:.1f}% | ")
+
+
+def test_help_lists_every_game_with_its_agents_and_its_own_commands(capsys):
+    """From the registry: a new game (the tests' nim too) is listed without a line written for it."""
+    import gamecore
+    from agents.specs import agent_names
+
+    code, out, _ = run_cli(capsys, "--help")
+    assert code == 0
+    for name in gamecore.names():
+        line = next(line for line in out.splitlines() if line.strip().startswith(f"{name}: agents "))
+        assert all(agent in line for agent in agent_names(name))
+        assert all(command.name in line for command in gamecore.load(name).commands) or "no commands" in line
+
+
+def test_a_game_without_commands_of_its_own_lists_its_agents(capsys):
+    code, out, _ = run_cli(capsys, "carcassonne", "--help")
+    assert code == 0 and "carcassonne's own commands: none" in out and "star25" in out
+    code, _, err = run_cli(capsys, "carcassonne")
+    assert code == 2 and err.strip().endswith("has no commands of its own; play it with lotr play --game carcassonne")
+
+
+def test_gametune_and_lotr_are_the_same_tool():
+    from importlib.metadata import entry_points
+
+    scripts = {e.name: e.value for e in entry_points(group="console_scripts") if e.value == "tuning.cli:main"}
+    assert set(scripts) == {"gametune", "lotr"}
+
+
+def test_one_agent_on_a_two_player_game_says_self_play_on_the_first_line(capsys):
+    code, _, err = run_cli(capsys, "eval", "--game", "loveletter", "--setup", "mcts", "--set", "budget=4", "--games", "2")
+    assert code == 0 and err.startswith("self-play: mcts against itself in every seat")
