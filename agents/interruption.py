@@ -9,14 +9,14 @@ terminal's Ctrl-C to the process group and a driver's SIGTERM to its workers
 do not interrupt each other's clean-up. ``Interrupted`` is a
 ``KeyboardInterrupt``: code that catches the latter keeps working.
 
-Two moments cannot raise: Numba's compiler (an exception raised in one of
-LLVM's callbacks into Python is swallowed) and a long native call that does
-not return to Python (a handler runs only between Python instructions). A
-signal that lands while the main thread compiles ends the process at once,
-with one line on stderr and the exit code of the signal (nothing has been
-played or written then); a watchdog thread, woken by the signal, does the same
-when the handler has not run within ``GRACE_SECONDS``, unless a ``deferred()``
-write is running. The process's children die with it.
+Numba's compiler cannot raise: an exception raised in one of LLVM's callbacks
+into Python is swallowed (the process runs on, or fails later with an unrelated
+error), and while LLVM optimises a large function no handler runs at all. A
+signal that lands while the main thread compiles ends the process at once, with
+one line on stderr and the exit code of the signal (nothing has been played or
+written then): from the handler, or from a watchdog thread that the signal wakes
+through Python's wake-up file descriptor (LLVM releases the interpreter's lock).
+The process's children die with it.
 
 Child processes that only compute (evaluation pools) ignore both signals and
 die with their parent (``quiet_child``); their parent stops them.
@@ -35,7 +35,6 @@ import time
 from agents.compiling import main_thread_compiling
 
 SIGNALS = (signal.SIGINT, signal.SIGTERM)
-GRACE_SECONDS = 2.0  # the handler's time to run before the watchdog ends the process (Ctrl-C works within 5 s)
 _PR_SET_PDEATHSIG = 1  # linux/prctl.h
 
 
@@ -67,12 +66,9 @@ class _State:
     held: int | None = None  # a signal that arrived inside one
     stopping = False  # a signal has been raised: ignore the next ones
     label: tuple[int, str] | None = None  # (process id, command name) of the line printed on an immediate exit
-    arrived = 0  # signals the watchdog was woken by
-    handled = 0  # signals the handler saw
 
 
 def _on_signal(signum, frame) -> None:
-    _State.handled += 1
     if _State.stopping:
         return
     if _State.deferring:
@@ -96,18 +92,12 @@ def _exit_now(signum: int, where: str) -> None:
 
 def _watch(read_fd: int) -> None:
     """The watchdog: woken through Python's signal wake-up file descriptor, even while the main thread is in
-    native code (LLVM releases the interpreter's lock)."""
+    LLVM's native code, where the handler cannot run."""
     with os.fdopen(read_fd, "rb", buffering=0) as wakeups:
         while data := wakeups.read(64):
             for signum in (s for s in data if s in SIGNALS):
-                _State.arrived += 1
                 if main_thread_compiling() and not _State.deferring and not _State.stopping:
                     _exit_now(signum, "while compiling")
-                deadline = time.monotonic() + GRACE_SECONDS
-                while _State.handled < _State.arrived and time.monotonic() < deadline:
-                    time.sleep(0.05)
-                if _State.handled < _State.arrived and not (_State.stopping or _State.deferring):
-                    _exit_now(signum, "inside native code")
 
 
 _EXITING = threading.Lock()
