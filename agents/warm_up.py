@@ -30,7 +30,7 @@ def compile_part(game_name: str, part: str) -> float:
     game = gamecore.load(game_name)
     baseline = Setup.uniform(game.policies[0], game=game)
     if part == "harness":
-        warm_up_harness(baseline, {})
+        warm_up_harness(baseline, game.check_options({}, "options"))
         if SEARCH_AGENT in agent_names(game):  # the search deciding from Python (play --policy mcts)
             play_traced_game(Setup.uniform(SEARCH_AGENT, game=game).with_params({"budget": SEARCH_BUDGET}), 0)
     else:
