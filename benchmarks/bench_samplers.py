@@ -12,8 +12,8 @@ sampler sees whole trials). After each trial, the incumbent (the best search
 win rate so far) is played on the same ``--validation-games`` validation deals
 (the study file's validation seed): its validated win rate is the curve, the
 figure a researcher gets by choosing after k trials. Runs of (sampler, seed)
-go to ``--workers`` processes. The result (every trial, every incumbent's
-validated rate) is written to ``--out``; ``lotr report`` draws it and writes
+go to ``--workers`` processes, seed after seed. The result (every trial,
+every incumbent's validated rate) is written to ``--out`` after each run; ``lotr report`` draws it and writes
 its section (``tuning.sampler_comparison``).
 """
 
@@ -103,21 +103,24 @@ def main() -> None:
     jobs = [(sampler, seed, args.trials, args.games, args.validation_games)
             for seed in range(args.seeds) for sampler in args.samplers]
     start = time.perf_counter()
+    runs: list[dict] = []
     with multiprocessing.get_context("spawn").Pool(args.workers) as pool:
-        runs = []
         for result in pool.imap_unordered(run, jobs):
             runs.append(result)
             print(f"{result['sampler']:8} seed {result['seed']}: best validated {100 * result['validated'][-1]:.1f}% "
                   f"after {len(result['validated'])} trials ({result['seconds']:.0f} s)", flush=True)
-    minutes = (time.perf_counter() - start) / 60
+            write(args, spec, runs, len(jobs), (time.perf_counter() - start) / 60)
+    print(f"wrote {args.out} in {(time.perf_counter() - start) / 60:.1f} minutes")
+
+
+def write(args: argparse.Namespace, spec: StudySpec, runs: list[dict], jobs: int, minutes: float) -> None:
+    """The result so far (after each run, so that a run stopped early keeps the runs it finished)."""
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text(json.dumps({
         "study": STUDY.name, "trials": args.trials, "seeds": args.seeds, "games": args.games,
         "validation_games": args.validation_games, "validation_seed": spec.validation_seed, "search_seed": spec.seed,
-        "workers": args.workers, "minutes": round(minutes, 1),
+        "workers": args.workers, "minutes": round(minutes, 1), "runs_planned": jobs,
         "runs": sorted(runs, key=lambda r: (args.samplers.index(r["sampler"]), r["seed"]))}, indent=1) + "\n")
-    print(f"wrote {args.out} in {minutes:.1f} minutes")
-
 
 if __name__ == "__main__":
     main()

@@ -19,6 +19,12 @@ RESULT = "samplers.json"
 TITLE = "Samplers compared on mcts-hpo's space"
 
 
+def _runs(data: dict) -> str:
+    """How many of the planned runs (sampler, seed) the result holds, when it was stopped before the end."""
+    done, planned = len(data["runs"]), data.get("runs_planned", len(data["runs"]))
+    return "" if done == planned else f"stopped after {done} of its {planned} runs, "
+
+
 def sampler_curves(data: dict) -> dict[str, np.ndarray]:
     """Per sampler, its runs' validated incumbent win rates: an array (seeds, trials)."""
     curves: dict[str, list] = {}
@@ -54,6 +60,7 @@ def sampler_markdown(folder: Path) -> list[str]:
     lines = [f"## {TITLE}", "",
              f"`python benchmarks/bench_samplers.py --trials {data['trials']} --seeds {data['seeds']} --games "
              f"{data['games']} --validation-games {data['validation_games']}` ({data['minutes']:.1f} minutes, "
+             f"{_runs(data)}"
              f"{data['workers']} processes on this 2-core machine, shared): each sampler searches "
              f"`studies/{data['study']}`'s space from each seed, every trial on the same {data['games']:,} deals "
              f"(seed {data['search_seed']}), no pruning; after each trial the best trial so far is played on the "
