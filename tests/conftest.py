@@ -261,8 +261,6 @@ def finished_main_job(tmp_path_factory):
     chosen, trials 2 and 3 pruned, trial 1 either, by timing; 200 validation and test deals; about 35 s): its
     journal, MLflow store and export, as a researcher finds them."""
     import os
-    import subprocess
-    import sys
 
     folder = tmp_path_factory.mktemp("main-job")
     (folder / "studies").mkdir()
