@@ -141,7 +141,8 @@ def write_report(study_files: list[Path], out: Path, root: Path = Path(".")) -> 
         if not (run.pareto and run.trials):
             continue
         lines += pareto_markdown(run, title, figures[f"pareto-{run.spec.name}"].name)
-    lines += sampler_markdown(out.parent)
+    comparison = sampler_markdown(out.parent)
+    lines += ([""] if comparison and lines[-1] else []) + comparison  # a kept section may end without a blank line
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text("\n".join(lines) + "\n")
     return out
