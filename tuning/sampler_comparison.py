@@ -57,16 +57,16 @@ def sampler_markdown(folder: Path) -> list[str]:
     curves = sampler_curves(data)
     trials = min(runs.shape[1] for runs in curves.values())
     marks = sorted({min(trials, k) for k in (5, 10, 20, 30)} | {trials})
-    lines = [f"## {TITLE}", "",
-             f"`python benchmarks/bench_samplers.py --trials {data['trials']} --seeds {data['seeds']} --games "
-             f"{data['games']} --validation-games {data['validation_games']}` ({data['minutes']:.1f} minutes, "
-             f"{_runs(data)}"
-             f"{data['workers']} processes on this 2-core machine, shared): each sampler searches "
-             f"`studies/{data['study']}`'s space from each seed, every trial on the same {data['games']:,} deals "
-             f"(seed {data['search_seed']}), no pruning; after each trial the best trial so far is played on the "
-             f"same {data['validation_games']:,} validation deals (seed {data['validation_seed']}). Cells: the mean "
-             "over seeds of that validated win rate, % [lowest, highest seed]. Optuna's TPE and GP draw their first 10 "
-             "trials at random (their start), so from the same seed they begin as random search does.", "",
+    command = (f"`python benchmarks/bench_samplers.py --trials {data['trials']} --seeds {data['seeds']} --games "
+               f"{data['games']} --validation-games {data['validation_games']}`")
+    scale = (f" ({data['minutes']:.1f} minutes, {_runs(data)}{data['workers']} processes on this 2-core machine, "
+             f"shared): each sampler searches `studies/{data['study']}`'s space from each seed, every trial on the "
+             f"same {data['games']:,} deals (seed {data['search_seed']}), no pruning; after each trial the best trial "
+             f"so far is played on the same {data['validation_games']:,} validation deals (seed "
+             f"{data['validation_seed']}). Cells: the mean over seeds of that validated win rate, % [lowest, highest "
+             "seed]. Optuna's TPE and GP draw their first 10 trials at random (their start), so from the same seed "
+             "they begin as random search does.")
+    lines = [f"## {TITLE}", "", command + scale, "",
              "| sampler | " + " | ".join(f"after {k} trials" for k in marks) + " | search s per run |",
              "|---|" + "---|" * (len(marks) + 1)]
     for name, runs in curves.items():
@@ -76,8 +76,9 @@ def sampler_markdown(folder: Path) -> list[str]:
         lines.append(f"| {name} | " + " | ".join(cells) + f" | {seconds:.0f} |")
     order = sorted(curves, key=lambda name: -curves[name][:, trials - 1].mean())
     half = 1.96 * np.sqrt(0.25 / data["validation_games"])
-    lines += ["", f"After {trials} trials the order of the means is {', '.join(order)}. One validated figure is "
-              f"within ±{100 * half:.1f} points (95%) of its rate, and the seeds spread as the table shows: read an "
-              "order as a measurement of this scale, not a ranking for every game.",
-              "", f"![samplers](figures/{draw_samplers(data, folder / 'figures' / 'samplers.png').name})", ""]
+    reading = (f"After {trials} trials the order of the means is {', '.join(order)}. One validated figure is "
+               f"within ±{100 * half:.1f} points (95%) of its rate, and the seeds spread as the table shows: read an "
+               "order as a measurement of this scale, not a ranking for every game.")
+    drawn = draw_samplers(data, folder / "figures" / "samplers.png")
+    lines += ["", reading, "", f"![samplers](figures/{drawn.name})", ""]
     return lines
