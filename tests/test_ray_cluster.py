@@ -15,6 +15,7 @@ Ray is stopped by process id (the processes of these two nodes), not with
 import contextlib
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -120,6 +121,7 @@ def cluster():
     finally:
         for folder in folders:
             kill(node_processes(folder))
+            shutil.rmtree(folder, ignore_errors=True)
 
 
 @pytest.fixture
