@@ -8,6 +8,8 @@ the deck zones, in the order asked for.
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -259,8 +261,6 @@ def finished_main_job(tmp_path_factory):
     chosen, trials 2 and 3 pruned, trial 1 either, by timing; 200 validation and test deals; about 35 s): its
     journal, MLflow store and export, as a researcher finds them."""
     import os
-    import subprocess
-    import sys
 
     folder = tmp_path_factory.mktemp("main-job")
     (folder / "studies").mkdir()
@@ -271,3 +271,39 @@ def finished_main_job(tmp_path_factory):
                           capture_output=True, text=True, timeout=600, check=False)
     assert done.returncode == 0, done.stderr
     return folder
+
+
+def launch_mlflow_server(backend: str, folder) -> tuple[subprocess.Popen, str]:
+    """`mlflow server` on a free port with ``backend``, started: (process, tracking URI); it answers later."""
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    command = [sys.executable, "-m", "mlflow", "server", "--backend-store-uri", backend, "--host", "127.0.0.1",
+               "--port", str(port), "--workers", "1", "--artifacts-destination", str(folder / "artifacts")]
+    server = subprocess.Popen(command, cwd=folder, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return server, f"http://127.0.0.1:{port}"
+
+
+def wait_for_mlflow_server(server: subprocess.Popen, uri: str, seconds: float = 120) -> None:
+    """Return once the server at ``uri`` answers; kill it and fail after ``seconds``."""
+    import time
+    import urllib.request
+
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        try:
+            urllib.request.urlopen(f"{uri}/health", timeout=1)
+            return
+        except OSError:
+            time.sleep(0.5)
+    server.kill()
+    pytest.fail(f"mlflow server did not start within {seconds:.0f} s")
+
+
+def start_mlflow_server(backend: str, folder) -> tuple[subprocess.Popen, str]:
+    """`mlflow server` on a free port with ``backend``; returns (process, tracking URI) once it answers."""
+    server, uri = launch_mlflow_server(backend, folder)
+    wait_for_mlflow_server(server, uri)
+    return server, uri

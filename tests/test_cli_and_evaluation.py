@@ -1,6 +1,8 @@
 """The `lotr` command line, the batch evaluation and the win-rate intervals."""
 
 import json
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -54,6 +56,31 @@ def test_eval_json_reports_rate_interval_losses_rounds_and_speed(capsys):
     assert low < result["win_rate"] < high
     assert sum(result["rounds_histogram"].values()) == 2000
     assert result["games_per_second"] > 0 and result["mean_rounds"] > 1
+
+
+NOISY_LOTR = """
+import atexit, os, sys
+import agents.evaluation
+from tuning.cli import main
+atexit.register(os.write, 1, b"a library's line at exit\\n")  # as Ray's shutdown at exit
+play = agents.evaluation.evaluate_setup
+def noisy(*args, **kwargs):  # as Ray's core worker when a node dies
+    os.write(1, b"a library's line on file descriptor 1\\n")
+    return play(*args, **kwargs)
+agents.evaluation.evaluate_setup = noisy
+sys.exit(main())
+"""
+
+
+def test_eval_json_stdout_is_the_json_document_alone_whatever_else_writes_to_it():
+    """``lotr eval --json`` in a real process, with lines written to file descriptor 1 behind Python's back as it
+    plays and at exit (what Ray does when a node dies): stdout is the document, the lines are on stderr."""
+    done = subprocess.run([sys.executable, "-c", NOISY_LOTR, "eval", "--policy", "random", "--difficulty", "hard",
+                           "--games", "300", "--workers", "2", "--json"], capture_output=True, text=True, timeout=300,
+                          check=False)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["games"] == 300
+    assert "a library's line on file descriptor 1" in done.stderr and "a library's line at exit" in done.stderr
 
 
 def test_eval_text_report_names_the_figures(capsys):

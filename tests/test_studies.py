@@ -517,3 +517,23 @@ def test_the_shipped_search_agent_beats_the_rl_agent_with_no_trained_component()
     result = evaluate_setup(best,
                             options={"difficulty": "hard"}, games=500, seed=4242)  # deals study, validation never saw
     assert result.wilson_95[0] > 0.978  # studies/best-rl's 97.8% on the test deals
+
+
+def test_the_sampler_comparison_is_a_section_with_its_figure_when_its_result_is_there(tmp_path):
+    """``benchmarks/bench_samplers.py``'s result beside the report: a table of each sampler's validated incumbent
+    (mean over seeds [lowest, highest]) at a few trial counts, and its figure; without it, nothing."""
+    import json
+
+    from tuning.sampler_comparison import sampler_markdown
+
+    assert sampler_markdown(tmp_path) == []
+    runs = [{"sampler": name, "seed": seed, "search_seconds": 1.0, "validated": [0.5 + step * seed] * 12}
+            for name, step in (("tpe", 0.01), ("cmaes", 0.02)) for seed in range(3)]
+    (tmp_path / "samplers.json").write_text(json.dumps({
+        "study": "mcts-hpo.toml", "trials": 12, "seeds": 3, "games": 20, "validation_games": 40,
+        "validation_seed": 1000003, "search_seed": 0, "workers": 2, "minutes": 0.5, "runs": runs}))
+    lines = sampler_markdown(tmp_path)
+    assert "| tpe | 51.0 [50.0, 52.0] | 51.0 [50.0, 52.0] | 51.0 [50.0, 52.0] | 1 |" in lines
+    assert "| cmaes | 52.0 [50.0, 54.0] | 52.0 [50.0, 54.0] | 52.0 [50.0, 54.0] | 1 |" in lines
+    assert any("the order of the means is cmaes, tpe" in line for line in lines)
+    assert (tmp_path / "figures" / "samplers.png").is_file() and "![samplers](figures/samplers.png)" in lines

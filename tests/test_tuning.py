@@ -11,7 +11,7 @@ import tomllib
 import numpy as np
 import optuna
 import pytest
-from conftest import run_cli
+from conftest import run_cli, start_mlflow_server
 from mlflow import MlflowClient
 from optuna.storages import JournalStorage
 from optuna.storages.journal import JournalFileBackend
@@ -411,29 +411,6 @@ def test_mlflow_tracking_on_postgresql(in_tmp, fresh_postgres, through_server):
         if server is not None:
             server.terminate()
             server.wait(timeout=30)
-
-
-def start_mlflow_server(backend: str, folder):
-    """`mlflow server` on a free port with ``backend``; returns (process, tracking URI) once it answers."""
-    import socket
-    import time
-    import urllib.request
-
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    command = [sys.executable, "-m", "mlflow", "server", "--backend-store-uri", backend, "--host", "127.0.0.1",
-               "--port", str(port), "--workers", "1", "--artifacts-destination", str(folder / "artifacts")]
-    server = subprocess.Popen(command, cwd=folder, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    uri = f"http://127.0.0.1:{port}"
-    for _ in range(120):
-        try:
-            urllib.request.urlopen(f"{uri}/health", timeout=1)
-            return server, uri
-        except OSError:
-            time.sleep(0.5)
-    server.kill()
-    pytest.fail("mlflow server did not start within 60 s")
 
 
 def test_dry_run_names_the_fixed_values_and_checks_the_stores(in_tmp, capsys):

@@ -401,35 +401,38 @@ def _play(parser, args) -> int:
 
 
 def _eval(parser, args) -> int:
-    """The report of every game played; on Ctrl-C or SIGTERM, of the games finished, marked interrupted."""
+    """The report of every game played; on Ctrl-C or SIGTERM, of the games finished, marked interrupted. With
+    ``--json`` stdout holds the JSON document alone (``result_stdout``), whatever the executor prints."""
     from agents.evaluation import evaluate_setup
+    from tuning.result_stdout import result_stdout
 
     code = 0
     setup = _setup(parser, args)
     if setup.game.by_seat and len(set(setup.agents)) == 1:
         print(f"self-play: {setup.agents[0].agent} against itself in every seat (another opponent: --opponent AGENT, "
               f"or --setup {setup.agents[0].agent}-AGENT)", file=sys.stderr, flush=True)
-    try:
-        result = evaluate_setup(
-            setup,
-            games=args.games,
-            seed=args.seed,
-            workers=args.workers,
-            options=_options(parser, args, setup),
-            seats=args.seat,
-            executor_kind=args.executor,
-            address=args.ray_address,
-            progress=sys.stderr.isatty() or not args.json,
-        )
-    except SpecError as error:  # e.g. weights that cannot be loaded
-        parser.error(str(error))
-    except Interrupted as stop:
-        if stop.partial is None:  # stopped before the games began (compiling, loading networks): nothing to report
-            raise
-        result, code = stop.partial, stop.exit_code
-        print(f"interrupted ({stop.signal_name}) after {result.games} of {args.games} games: the figures below are "
-              "of the games finished", file=sys.stderr)
-    print(json.dumps(result.to_dict(), indent=2) if args.json else result.report())
+    with result_stdout(args.json) as out:
+        try:
+            result = evaluate_setup(
+                setup,
+                games=args.games,
+                seed=args.seed,
+                workers=args.workers,
+                options=_options(parser, args, setup),
+                seats=args.seat,
+                executor_kind=args.executor,
+                address=args.ray_address,
+                progress=sys.stderr.isatty() or not args.json,
+            )
+        except SpecError as error:  # e.g. weights that cannot be loaded
+            parser.error(str(error))
+        except Interrupted as stop:
+            if stop.partial is None:  # stopped before the games began (compiling, loading networks): nothing to report
+                raise
+            result, code = stop.partial, stop.exit_code
+            print(f"interrupted ({stop.signal_name}) after {result.games} of {args.games} games: the figures below "
+                  "are of the games finished", file=sys.stderr)
+        print(json.dumps(result.to_dict(), indent=2) if args.json else result.report(), file=out)
     return code
 
 

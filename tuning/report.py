@@ -29,6 +29,7 @@ from gamecore.interface import imported
 from tuning.report_figures import write_figures
 from tuning.report_sections import sections
 from tuning.report_tables import best_markdown, pareto_markdown, section_markdown
+from tuning.sampler_comparison import sampler_markdown
 from tuning.study_results import chosen_trial, read_study, write_record
 from tuning.tracking import code_version
 from tuning.verdicts import NOTE as VERDICTS_NOTE
@@ -140,6 +141,8 @@ def write_report(study_files: list[Path], out: Path, root: Path = Path(".")) -> 
         if not (run.pareto and run.trials):
             continue
         lines += pareto_markdown(run, title, figures[f"pareto-{run.spec.name}"].name)
+    comparison = sampler_markdown(out.parent)
+    lines += ([""] if comparison and lines[-1] else []) + comparison  # a kept section may end without a blank line
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text("\n".join(lines) + "\n")
     return out

@@ -10,18 +10,19 @@ from tuning.report_sections import Section, cell_text, column_of, published_colu
 from tuning.study_results import Measured, StudyRun
 
 
-def _figure(path: Path, draw: Callable) -> Path:
+def figure(path: Path, draw: Callable) -> Path:
+    """A figure drawn by ``draw(axes)``, with a grid and a legend, saved to ``path``."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    figure, axes = plt.subplots(figsize=(6.4, 4))
+    drawing, axes = plt.subplots(figsize=(6.4, 4))
     draw(axes)
     axes.grid(alpha=0.3)
     axes.legend(fontsize=8)
-    figure.savefig(path, dpi=110, bbox_inches="tight")
-    plt.close(figure)
+    drawing.savefig(path, dpi=110, bbox_inches="tight")
+    plt.close(drawing)
     return path
 
 
@@ -42,7 +43,7 @@ def write_figures(runs: dict[str, StudyRun], folder: Path) -> dict[str, Path]:
     for section in sections(runs):
         trials = section.pick([m for name in section.studies for m in runs[name].trials or []])
         if section.figure and trials:
-            figures[section.key] = _figure(folder / f"{section.key}.png", _draw_section(section, trials))
+            figures[section.key] = figure(folder / f"{section.key}.png", _draw_section(section, trials))
     trained = [m for run in runs.values() if run.spec.report.get("curves") for m in run.trials or []]
     curves = [(m, m.folder / "curve.csv") for m in trained if m.folder and (m.folder / "curve.csv").is_file()]
     if curves:
@@ -55,10 +56,10 @@ def write_figures(runs: dict[str, StudyRun], folder: Path) -> dict[str, Path]:
                 axes.plot([e for e, _ in points], [100 * a for _, a in points], label=label)
             axes.set(xlabel="training episode", ylabel="moving win rate %", title="learning curves")
 
-        figures["learning-curves"] = _figure(folder / "learning-curves.png", draw_curves)
+        figures["learning-curves"] = figure(folder / "learning-curves.png", draw_curves)
     for run in runs.values():
         if run.pareto and run.trials:
-            figures[f"pareto-{run.spec.name}"] = _figure(folder / f"pareto-{run.spec.name}.png", _draw_pareto(run))
+            figures[f"pareto-{run.spec.name}"] = figure(folder / f"pareto-{run.spec.name}.png", _draw_pareto(run))
     return figures
 
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 import itertools
 import math
 import os
+import warnings
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -182,8 +183,10 @@ def from_hyperopt(domain: Domain, value: Any) -> Any:
 def _cma_es(seed: int) -> optuna.samplers.BaseSampler:
     """CMA-ES over the numeric parameters (integers with its margin, so that they keep moving); a choice is drawn
     at random, which CMA-ES cannot search."""
-    return optuna.samplers.CmaEsSampler(seed=seed, with_margin=True, warn_independent_sampling=False,
-                                        independent_sampler=optuna.samplers.RandomSampler(seed=seed))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)  # with_margin's
+        return optuna.samplers.CmaEsSampler(seed=seed, with_margin=True, warn_independent_sampling=False,
+                                            independent_sampler=optuna.samplers.RandomSampler(seed=seed))
 
 
 SAMPLERS: dict[str, OptunaSampler] = {sampler.name: sampler for sampler in (
