@@ -34,7 +34,8 @@ import numpy as np
 from gamecore.jit import allocating, kernel
 from gamecore.rng import below, mix64
 from lotr_sim import layout as L
-from lotr_sim.cards import COST, N_CARDS, NAME_FIRST, WILLPOWER
+from lotr_sim.candidates import willpower_of
+from lotr_sim.cards import COST, N_CARDS, NAME_FIRST
 from lotr_sim.defects import UNOPPOSED
 from lotr_sim.playout import play_out
 from lotr_sim.policies import RANDOM, fill_after_loss, policy_action
@@ -88,15 +89,6 @@ def subset_of(cards, bits):
             chosen |= np.int64(1) << c
         rank += 1
     return chosen
-
-
-@kernel
-def willpower_of(mask):
-    total = 0
-    while mask:
-        total += WILLPOWER[lowest(mask)]
-        mask &= mask - 1
-    return total
 
 
 @kernel
