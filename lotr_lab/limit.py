@@ -1,11 +1,12 @@
 """The perfect-information limit of LOTR: the share of deals that some line of decisions wins, deck orders known
-(``lotr lotr limit``; the method in ``lotr_sim.limit``). ORACLE searches through the evaluation harness find the
-winning lines, ``lotr_sim.limit.search`` proves the losses."""
+(``lotr lotr limit``; the method in ``lotr_sim.limit``). ORACLE searches (MCTS through the evaluation harness, nested
+Monte Carlo) and an honest agent if one is given find the winning lines, ``lotr_sim.limit.search`` proves the losses."""
 
 from __future__ import annotations
 
 import argparse
 import json
+import sys
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -17,20 +18,89 @@ from numba.typed import Dict
 from agents.evaluation import evaluate_setup, play_side
 from agents.search import compiled
 from agents.setup import Setup
+from gamecore.errors import SpecError
 from gamecore.params import positive_int, seed_int
 from gamecore.stats import wilson_interval
 from lotr_sim import kernels
 from lotr_sim import layout as L
 from lotr_sim.game import GAME
-from lotr_sim.limit import LOSS, NODES, UNKNOWN, WIN, search
+from gamecore.rng import mix64
+from lotr_sim.limit import LOSS, NODES, UNKNOWN, WIN, WON, nested, search
+from lotr_sim.policies import POLICY_NAMES
 
-ATTEMPTS = (  # the ORACLE searches that look for winning lines: (budget, ppn, c, playout)
-    (200, 1, 0.7071, "random"),
-    (1000, 1, 0.7071, "random"),
-    (1000, 1, 0.7071, "expert"),
-    (5000, 1, 1.5, "random"),
-    (20000, 1, 1.5, "random"),
-    (20000, 1, 0.7071, "expert"),
+@dataclass(frozen=True)
+class OracleMcts:
+    """An ORACLE MCTS (``oracle-mcts`` at every stage) playing the deals through the evaluation harness."""
+
+    budget: int
+    ppn: int
+    c: float
+    playout: str
+
+    def __str__(self) -> str:
+        return f"ORACLE mcts budget {self.budget} ppn {self.ppn} c {self.c} {self.playout}"
+
+    def wins(self, options: dict, seed: int, deals: np.ndarray, workers: int, everything: bool, tick) -> np.ndarray:
+        """Whether it wins each of ``deals`` (``everything``: the deals are all of them, played on the workers)."""
+        setup = Setup.uniform("oracle-mcts").with_params(
+            {"budget": self.budget, "ppn": self.ppn, "c": self.c, "playout": self.playout, "reduction": False})
+        if everything:
+            result = evaluate_setup(setup, games=len(deals), seed=seed, workers=workers, options=options)
+            return np.isin(deals, result.game_ids[result.rewards == 1.0])
+        won = np.zeros(len(deals), bool)
+        for i, k in enumerate(deals):
+            won[i] = play_side(setup, options, 0, seed, k, 1).rewards[0] == 1
+            tick(i + 1, int(won.sum()))
+        return won
+
+
+@dataclass(frozen=True)
+class Nested:
+    """A nested Monte Carlo search of ``level`` (``lotr_sim.limit.nested``) with ``playout`` playouts."""
+
+    level: int
+    playout: str
+
+    def __str__(self) -> str:
+        return f"nested Monte Carlo level {self.level} {self.playout}"
+
+    def wins(self, options: dict, seed: int, deals: np.ndarray, workers: int, everything: bool, tick) -> np.ndarray:
+        policies = np.full(5, POLICY_NAMES.index(self.playout), np.int64)
+        won = np.zeros(len(deals), bool)
+        for i, (k, S) in enumerate(zip(deals, deal_states(options, seed, deals))):
+            won[i] = nested(S, self.level, policies, np.array([mix64(np.uint64(k))], np.uint64)) == WON
+            tick(i + 1, int(won.sum()))
+        return won
+
+
+@dataclass
+class HonestAgent:
+    """An honest agent (a configuration file) playing the deals first: each game it wins is a winning line, and its
+    figures on the limit's deals (``figures``) measure it against the limit, deal for deal."""
+
+    config: str
+    figures: dict | None = None
+
+    def __str__(self) -> str:
+        return f"the agent {self.config}"
+
+    def wins(self, options: dict, seed: int, deals: np.ndarray, workers: int, everything: bool, tick) -> np.ndarray:
+        result = evaluate_setup(Setup.load(self.config), games=len(deals), seed=seed, workers=workers, options=options)
+        self.figures = {"config": self.config, "setup": result.setup, "games": result.games, "wins": result.wins,
+                        "wilson_95": result.wilson_95, "mean_seconds_per_game": result.mean_seconds_per_game,
+                        "metrics": result.metrics}
+        return np.isin(deals, result.game_ids[result.rewards == 1.0])
+
+
+ATTEMPTS = (  # the ORACLE searches that look for winning lines, each on the deals the earlier ones did not win
+    OracleMcts(200, 1, 0.7071, "random"),
+    Nested(1, "rule"),
+    Nested(1, "expert"),
+    OracleMcts(1000, 1, 0.7071, "random"),
+    OracleMcts(1000, 1, 0.7071, "expert"),
+    Nested(2, "rule"),
+    Nested(2, "expert"),
+    OracleMcts(5000, 1, 1.5, "random"),
 )
 
 
@@ -49,6 +119,12 @@ class Limit:
     seconds_attempts: float
     seconds_search: float
     unknown_deals: list[int]  # the indices of the deals left unknown
+    full_scenario: bool = False  # all three quest stages (else the first quest only)
+    agent: dict | None = None  # an honest agent's figures on the same deals (HonestAgent.figures), if one played
+
+    @property
+    def scenario(self) -> str:
+        return "full scenario" if self.full_scenario else "first quest"
 
     @property
     def bounds(self) -> tuple[float, float]:
@@ -63,15 +139,18 @@ class Limit:
 
     def report(self) -> str:
         (low, high), (i_low, i_high) = self.bounds, self.interval
+        against = ([f"  the agent {self.agent['config']} wins {self.agent['wins']:,} of these deals: "
+                    f"{100 * self.agent['wins'] / max(1, self.lines_found):.1f}% of the winning lines found"]
+                   if self.agent else [])
         return "\n".join([
-            f"perfect-information limit, {self.difficulty}, {self.deals:,} deals of seed {self.seed}: between "
+            f"perfect-information limit, {self.scenario}, {self.difficulty}, {self.deals:,} deals of seed {self.seed}: between "
             f"{100 * low:.2f}% and {100 * high:.2f}% (95% interval {100 * i_low:.2f}-{100 * i_high:.2f})",
             f"  winning lines found: {self.lines_found:,} ({self.lines_found - self.lines_found_by_search:,} by "
-            f"ORACLE searches in {self.seconds_attempts:.0f} s, {self.lines_found_by_search:,} by the exhaustive "
+            f"{'the agent and ' if self.agent else ''}ORACLE searches in {self.seconds_attempts:.0f} s, {self.lines_found_by_search:,} by the exhaustive "
             f"search); losses proven: {self.losses_proven:,}; unknown after {self.nodes:,} decisions: "
             f"{self.unknown:,} ({self.seconds_search:.0f} s)"
             + (f": deals {', '.join(map(str, self.unknown_deals))}" if self.unknown_deals else ""),
-        ])
+        ] + against)
 
 
 def deal_states(options: dict, seed: int, indices) -> list[np.ndarray]:
@@ -86,23 +165,26 @@ def deal_states(options: dict, seed: int, indices) -> list[np.ndarray]:
 
 
 def perfect_information_limit(difficulty: str, deals: int, seed: int, nodes: int = NODES, workers: int = 1,
-                              progress: bool = True) -> Limit:
-    """Bound the limit of ``deals`` deals of ``seed`` (``ATTEMPTS``, then ``search`` on the rest)."""
-    options = GAME.check_options({"difficulty": difficulty})
+                              progress: bool = True, full_scenario: bool = False, agent: str | None = None) -> Limit:
+    """Bound the limit of ``deals`` deals of ``seed`` (the honest ``agent``'s games if one is given, ``ATTEMPTS``,
+    then ``search`` on the rest)."""
+    options = GAME.check_options({"difficulty": difficulty, "full_scenario": full_scenario})
+    honest = HonestAgent(agent) if agent else None
     won = np.zeros(deals, bool)
     start = time.perf_counter()
-    for attempt, (budget, ppn, c, playout) in enumerate(ATTEMPTS):
-        setup = Setup.uniform("oracle-mcts").with_params(
-            {"budget": budget, "ppn": ppn, "c": c, "playout": playout, "reduction": False})
-        if attempt == 0:  # every deal, on the workers
-            result = evaluate_setup(setup, games=deals, seed=seed, workers=workers, options=options)
-            won[result.game_ids[result.rewards == 1.0]] = True
-        else:  # the deals not won yet, one by one
-            for k in np.flatnonzero(~won):
-                won[k] = play_side(setup, options, 0, seed, k, 1).rewards[0] == 1
+    for attempt in ((honest,) if honest else ()) + ATTEMPTS:
+        rest = np.flatnonzero(~won)
+        before = int(won.sum())
+
+        def tick(done: int, found: int) -> None:
+            if progress and done % 50 == 0:
+                print(f"  {attempt}: {done:,} of {len(rest):,} deals, {before + found:,} winning lines so far",
+                      flush=True)
+
+        won[rest] = attempt.wins(options, seed, rest, workers, len(rest) == deals, tick)
         if progress:
-            print(f"ORACLE mcts budget {budget} ppn {ppn} c {c} {playout}: winning lines so far {int(won.sum()):,} "
-                  f"of {deals:,}", flush=True)
+            print(f"{attempt}: winning lines so far {int(won.sum()):,} of {deals:,} "
+                  f"({time.perf_counter() - start:.0f} s)", flush=True)
         if won.all():
             break
     attempts = time.perf_counter() - start
@@ -116,23 +198,36 @@ def perfect_information_limit(difficulty: str, deals: int, seed: int, nodes: int
                   f"{outcomes.count(LOSS)} lost, {outcomes.count(UNKNOWN)} unknown", flush=True)
     return Limit(difficulty, seed, deals, int(won.sum()) + outcomes.count(WIN), outcomes.count(WIN),
                  outcomes.count(LOSS), outcomes.count(UNKNOWN), nodes, attempts, time.perf_counter() - start,
-                 [int(k) for k, outcome in zip(rest, outcomes) if outcome == UNKNOWN])
+                 [int(k) for k, outcome in zip(rest, outcomes) if outcome == UNKNOWN], full_scenario,
+                 honest.figures if honest else None)
 
 
 def arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--difficulty", choices=L.DIFFICULTIES, default="hard")
+    parser.add_argument("--full-scenario", action="store_true",
+                        help="all three quest stages (the game option full_scenario; default: the first quest)")
     parser.add_argument("--deals", type=positive_int, default=1000)
     parser.add_argument("--seed", type=seed_int, default=0)
     parser.add_argument("--nodes", type=positive_int, default=NODES, help="decisions searched per deal before giving up")
     parser.add_argument("--workers", type=positive_int, default=1, help="processes for the ORACLE searches")
+    parser.add_argument("--agent", metavar="CONFIG",
+                        help="an honest agent's configuration (e.g. studies/best-full/agent.toml) played on the same "
+                             "deals first: its wins are winning lines, and the report sets it against the limit")
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
     parser.add_argument("--out", help="also write the JSON result to this file (lotr report reads docs/limit-*.json)")
 
 
 def run(args) -> int:
+    if args.agent:
+        try:
+            if Setup.load(args.agent).game.name != "lotr":
+                raise SpecError(f"{args.agent} is an agent of {Setup.load(args.agent).game.name}, not of lotr")
+        except (SpecError, OSError) as error:
+            print(f"lotr limit: --agent: {error}", file=sys.stderr)
+            return 2
     limit = perfect_information_limit(args.difficulty, args.deals, args.seed, args.nodes, args.workers,
-                                      progress=not args.json)
-    data = json.dumps({**asdict(limit), "bounds": limit.bounds, "interval": limit.interval})
+                                      progress=not args.json, full_scenario=args.full_scenario, agent=args.agent)
+    data = json.dumps({**asdict(limit), "scenario": limit.scenario, "bounds": limit.bounds, "interval": limit.interval})
     print(data if args.json else limit.report())
     if args.out:
         Path(args.out).write_text(data + "\n")

@@ -10,6 +10,7 @@ from gamecore.interface import ActionSpace, Command, Encoder, Game, PythonAgent
 from gamecore.params import Param
 from lotr_sim import kernels
 from lotr_sim import layout as L
+from lotr_sim.cards import QUEST_STAGES
 from lotr_sim.decoders import MACRO_ACTIONS
 from lotr_sim.defects import RULES_CHOICES, rules_code
 from lotr_sim.encoding import DEFENSE_SIZE, MAX_FEATURE, OBSERVATION_SIZE, PLANNING_SIZE, QUESTING_SIZES
@@ -52,11 +53,15 @@ def new_game(seed: int = 0, difficulty: str = "hard", full_scenario: bool = Fals
 
 
 def summarise(records: np.ndarray) -> dict[str, Any]:
-    """Loss causes and the rounds played, from the per-game (outcome, round) records."""
-    outcomes, rounds = records[:, 0], records[:, 1]
+    """Loss causes, the quest stage each loss reached and the rounds played, from the per-game (outcome, round,
+    stage) records."""
+    outcomes, rounds, stages = records[:, 0], records[:, 1], records[:, 2]
+    lost = outcomes != L.WIN
     return {
         "lost_by_threat": int(np.sum(outcomes == L.LOST_BY_THREAT)),
         "lost_by_heroes": int(np.sum(outcomes == L.LOST_BY_HEROES)),
+        "losses_by_stage": {QUEST_STAGES[k][0]: int(np.sum(lost & (stages == k))) for k in range(len(QUEST_STAGES))
+                            if np.any(lost & (stages == k))},
         "rounds_histogram": {int(k): int(v) for k, v in zip(*np.unique(rounds, return_counts=True))},
         "mean_rounds": float(np.mean(rounds)) if rounds.size else 0.0,
     }
@@ -67,7 +72,8 @@ def describe(metrics: dict[str, Any], games: int) -> list[str]:
     histogram = metrics["rounds_histogram"]
     return [
         f"losses: by threat {metrics['lost_by_threat']} ({share(metrics['lost_by_threat'])}), "
-        f"by heroes {metrics['lost_by_heroes']} ({share(metrics['lost_by_heroes'])})",
+        f"by heroes {metrics['lost_by_heroes']} ({share(metrics['lost_by_heroes'])})"
+        + "".join(f"; in {stage} {n}" for stage, n in metrics.get("losses_by_stage", {}).items()),
         f"rounds: mean {metrics['mean_rounds']:.2f}; histogram " + " ".join(f"{r}:{n}" for r, n in sorted(histogram.items())),
     ]
 

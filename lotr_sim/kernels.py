@@ -38,7 +38,7 @@ ACTION_SIZE = N_CARDS
 N_PLAYERS = 1
 N_ROLES = 5  # planning, questing, travel, defense, attack
 ROLES_BY_SEAT = False
-N_RECORD = 2  # per game: outcome code, final round
+N_RECORD = 3  # per game: outcome code, final round, the quest stage reached (0 the first)
 MAX_CANDIDATES = ENUMERATION_LIMIT
 OK = L.OK
 DECODE_WORK = N_CARDS  # decode's float work space: a score per card
@@ -83,6 +83,7 @@ def reward(S, player):
 def record(S, out):
     out[0] = S[L.OUTCOME]
     out[1] = S[L.ROUND]
+    out[2] = S[L.QUEST_STAGE]
 
 
 @inline_kernel

@@ -36,20 +36,44 @@ def published_label(label: str) -> str:
 
 
 def limit_markdown(folder: Path) -> list[str]:
-    """LOTR's perfect-information limit per difficulty, from ``lotr lotr limit --out <folder>/limit-<difficulty>.json``."""
+    """LOTR's perfect-information limit per scenario and difficulty, from ``lotr lotr limit [--full-scenario]
+    --out <folder>/limit-[full-]<difficulty>.json``, with the honest agent that played the same deals (``--agent``)
+    set against it."""
     found = [json.loads(path.read_text()) for path in sorted(folder.glob("limit-*.json"))]
     if not found:
         return []
+    found.sort(key=lambda d: (d.get("full_scenario", False), DIFFICULTIES.index(d["difficulty"])))
     lines = ["## The limit: perfect-information win rate (LOTR, deck orders known)", "",
-             "| difficulty | deals (seed) | winning lines found | losses proven | unknown | the limit lies in | 95% "
-             "interval | seconds |", "|---|---|---|---|---|---|---|---|"]
-    for limit in sorted(found, key=lambda d: DIFFICULTIES.index(d["difficulty"])):
+             "| scenario | difficulty | deals (seed) | winning lines found | losses proven | unknown | the limit lies in "
+             "| 95% interval | seconds |", "|---|---|---|---|---|---|---|---|---|"]
+    for limit in found:
         (low, high), (i_low, i_high) = limit["bounds"], limit["interval"]
-        lines.append(f"| {limit['difficulty']} | {limit['deals']:,} ({limit['seed']}) | {limit['lines_found']:,} | "
-                     f"{limit['losses_proven']:,} | {limit['unknown']:,} | [{100 * low:.1f}, {100 * high:.1f}] | "
-                     f"[{100 * i_low:.1f}, {100 * i_high:.1f}] | "
+        lines.append(f"| {limit.get('scenario', 'first quest')} | {limit['difficulty']} | {limit['deals']:,} "
+                     f"({limit['seed']}) | {limit['lines_found']:,} | {limit['losses_proven']:,} | {limit['unknown']:,} "
+                     f"| [{100 * low:.1f}, {100 * high:.1f}] | [{100 * i_low:.1f}, {100 * i_high:.1f}] | "
                      f"{limit['seconds_attempts'] + limit['seconds_search']:.0f} |")
-    return lines + ["", "No agent, honest or ORACLE, wins more deals than are winnable: a win rate r on a difficulty "
-                    "whose limit lies in [a, b] is between r / b and r / a of the limit, and where the limit is "
-                    "100%, every rate below is its own fraction of it. Winning lines are found by ORACLE searches, "
-                    "losses proven by an exhaustive search (`lotr lotr limit`, `lotr_sim/limit.py`).", ""]
+    lines += ["", "No agent, honest or ORACLE, wins more deals than are winnable: a win rate r on a difficulty whose "
+              "limit lies in [a, b] is between r / b and r / a of the limit, and where the limit is 100%, every rate "
+              "below is its own fraction of it. Winning lines are found by ORACLE searches (MCTS, and nested Monte "
+              "Carlo search trying every action at every decision), losses proven by an exhaustive search within the "
+              "decisions the table's run allowed; a deal neither won nor proven lost is unknown (`lotr lotr limit`, "
+              "`lotr_sim/limit.py`).", ""]
+    return lines + [line for limit in found if limit.get("agent") for line in _agent_against_limit(limit)]
+
+
+def _agent_against_limit(limit: dict) -> list[str]:
+    """The honest agent that played the limit's deals: its wins as a share of the deals and of the limit, its time
+    per game, and its losses by cause and by the quest stage they reached."""
+    agent, deals = limit["agent"], limit["deals"]
+    (low, high), wins = limit["bounds"], agent["wins"]
+    metrics = agent["metrics"]
+    stages = ", ".join(f"{n:,} in {stage}" for stage, n in metrics.get("losses_by_stage", {}).items()) or "none"
+    return [f"### The honest agent against the limit: {limit.get('scenario', 'first quest')}, {limit['difficulty']}",
+            "",
+            f"`{agent['config']}` ({agent['setup']}) on the same {deals:,} deals: {wins:,} wins, "
+            f"{100 * wins / deals:.1f}% [{100 * agent['wilson_95'][0]:.1f}, {100 * agent['wilson_95'][1]:.1f}]; "
+            f"each win is a winning line, so the agent wins between {100 * wins / (high * deals):.1f}% and "
+            f"{100 * wins / (low * deals):.1f}% of the winnable deals (its wins over the limit's upper and lower "
+            f"bounds). {1000 * agent['mean_seconds_per_game']:.1f} ms a game. Its {deals - wins:,} losses: "
+            f"{metrics['lost_by_threat']:,} by threat, {metrics['lost_by_heroes']:,} by heroes; by the quest stage "
+            f"they reached: {stages}.", ""]

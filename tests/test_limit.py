@@ -8,7 +8,8 @@ from numba import types
 from numba.typed import Dict
 
 from lotr_lab.limit import Limit
-from lotr_sim.limit import LOSS, UNKNOWN, WIN, search
+from lotr_sim.limit import LOSS, UNKNOWN, WIN, WON, nested, search
+from lotr_sim.policies import RULE
 from lotr_sim.state import GameState
 
 
@@ -94,5 +95,54 @@ def test_the_report_opens_with_the_limit(tmp_path):
                                                           "interval": limit.interval}))
     lines = limit_markdown(tmp_path)
     assert lines[0].startswith("## The limit")
-    assert "| hard | 1,000 (2000003) | 994 | 0 | 6 | [99.4, 100.0] | [98.7, 100.0] | 630 |" in lines
+    assert "| first quest | hard | 1,000 (2000003) | 994 | 0 | 6 | [99.4, 100.0] | [98.7, 100.0] | 630 |" in lines
     assert limit_markdown(tmp_path / "none") == []
+
+
+def nested_outcome(state: GameState, level: int) -> int:
+    return nested(state.core_state(), level, np.full(5, RULE, np.int64), np.array([3], np.uint64))
+
+
+def test_the_nested_search_claims_no_win_where_every_line_loses_and_finds_a_win_one_decision_away():
+    """Its WON is a line played to a win: never on a state the exhaustive search proves lost; and trying every
+    action at the first decision, it finds a win that one action gives; the state searched is left as it was."""
+    lost = one_step = 0
+    for state in late_states("hard", 120):
+        if lost >= 5 and one_step >= 2:
+            break
+        before = state.core_state().copy()
+        outcome = verdict(state, nodes=20_000)
+        if outcome == LOSS and lost < 5:
+            lost += 1
+            assert nested_outcome(state, 2) != WON
+        elif outcome == WIN:
+            children = []
+            for action in state.legal_actions():
+                child = state.clone()
+                child.apply(action)
+                children.append(child)
+            if any(child.is_over and child.returns()[0] == 1.0 for child in children):
+                one_step += 1
+                assert nested_outcome(state, 1) == WON
+        assert np.array_equal(state.core_state(), before)
+    assert lost >= 5 and one_step >= 2
+
+
+def test_the_full_scenario_limit_sets_the_agent_against_it(capsys, tmp_path):
+    """``--full-scenario --agent``: the agent's wins are winning lines, and the report gives its share of the limit
+    and its losses by cause and by the quest stage reached."""
+    from lotr_sim.report import limit_markdown
+
+    out = tmp_path / "limit-full-hard.json"
+    code, stdout, _ = run_cli(capsys, "lotr", "limit", "--full-scenario", "--deals", "4", "--seed", "3", "--nodes",
+                              "100", "--agent", "studies/best/agent.toml", "--json", "--out", str(out))
+    assert code == 0
+    data = json.loads(stdout)
+    assert data["full_scenario"] and data["scenario"] == "full scenario"
+    agent = data["agent"]
+    assert agent["games"] == 4 and agent["wins"] <= data["lines_found"]
+    losses = agent["metrics"]["losses_by_stage"]
+    assert sum(losses.values()) == 4 - agent["wins"] == agent["metrics"]["lost_by_heroes"] + agent["metrics"][
+        "lost_by_threat"]
+    text = "\n".join(limit_markdown(tmp_path))
+    assert "| full scenario | hard | 4 (3) |" in text and "The honest agent against the limit: full scenario" in text
