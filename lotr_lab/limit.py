@@ -92,14 +92,16 @@ class HonestAgent:
         return np.isin(deals, result.game_ids[result.rewards == 1.0])
 
 
-ATTEMPTS = (  # the ORACLE searches that look for winning lines, each on the deals the earlier ones did not win
+ATTEMPTS = (  # the ORACLE searches that look for winning lines, each on the deals the earlier ones did not win; the
+    # cheap first (500 full hard deals of seed 2000003: nested level 1 158 lines in 19 s, level 2 244 more in 1,466 s,
+    # ORACLE MCTS 1 more in 434 s; every first-quest deal is won by the first)
     OracleMcts(200, 1, 0.7071, "random"),
     Nested(1, "rule"),
     Nested(1, "expert"),
-    OracleMcts(1000, 1, 0.7071, "random"),
-    OracleMcts(1000, 1, 0.7071, "expert"),
     Nested(2, "rule"),
     Nested(2, "expert"),
+    OracleMcts(1000, 1, 0.7071, "random"),
+    OracleMcts(1000, 1, 0.7071, "expert"),
     OracleMcts(5000, 1, 1.5, "random"),
 )
 
