@@ -72,8 +72,10 @@ def _agent_against_limit(limit: dict) -> list[str]:
             "",
             f"`{agent['config']}` ({agent['setup']}) on the same {deals:,} deals: {wins:,} wins, "
             f"{100 * wins / deals:.1f}% [{100 * agent['wilson_95'][0]:.1f}, {100 * agent['wilson_95'][1]:.1f}]; "
-            f"each win is a winning line, so the agent wins between {100 * wins / (high * deals):.1f}% and "
-            f"{100 * wins / (low * deals):.1f}% of the winnable deals (its wins over the limit's upper and lower "
-            f"bounds). {1000 * agent['mean_seconds_per_game']:.1f} ms a game. Its {deals - wins:,} losses: "
+            + ("the limit is 100%, so that is its fraction of the limit. " if low == 1.0 else
+               f"each win is a winning line, so the agent wins between {100 * wins / (high * deals):.1f}% and "
+               f"{100 * wins / (low * deals):.1f}% of the winnable deals (its wins over the limit's upper and lower "
+               f"bounds). ")
+            + f"{1000 * agent['mean_seconds_per_game']:.1f} ms a game. Its {deals - wins:,} losses: "
             f"{metrics['lost_by_threat']:,} by threat, {metrics['lost_by_heroes']:,} by heroes; by the quest stage "
             f"they reached: {stages}.", ""]
