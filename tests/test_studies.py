@@ -354,6 +354,7 @@ def test_the_report_puts_our_figures_next_to_the_thesis(in_tmp, capsys):
     assert not (in_tmp / "docs" / "records" / "mcts-setups.json").exists()
 
 
+@pytest.mark.slow  # 14 s; test_a_lost_store_leaves_the_best_agent_section_to_its_export reports from a record too
 def test_a_study_whose_store_is_gone_is_reported_again_from_its_record(in_tmp, capsys):
     """The report writes each study it reads from its store as a record beside it; with the store gone (another
     machine, a lost disk) the record stands for it: the same section, written again with today's code, not

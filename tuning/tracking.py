@@ -40,11 +40,11 @@ from mlflow import MlflowClient, get_tracking_uri
 from mlflow.entities import Metric, Param, RunTag
 from mlflow.exceptions import MlflowException
 from mlflow.store.db.db_types import DATABASE_ENGINES
-from mlflow.store.db.utils import _get_latest_schema_revision
+from mlflow.store.db.utils import _get_latest_schema_revision, _initialize_tables
 from mlflow.store.tracking import DEFAULT_LOCAL_FILE_AND_ARTIFACT_PATH
 from mlflow.store.tracking.sqlalchemy_store import SqlAlchemyStore
 from optuna.trial import FrozenTrial, TrialState
-from sqlalchemy import create_engine, make_url
+from sqlalchemy import create_engine, event, make_url
 from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.pool import NullPool
 
@@ -305,13 +305,30 @@ def _move_database(source: Path, target: Path) -> None:
 
 def _build_store(path: Path) -> None:
     """A complete MLflow store (all migrations run) at ``path``, built at ``<file>.init`` and renamed into place;
-    the caller holds the lock, so a ``<file>.init`` found there is a killed build's and is removed first."""
+    the caller holds the lock, so a ``<file>.init`` found there is a killed build's and is removed first.
+    The migrations' hundreds of commits do not wait for the disk (a build cut short is thrown away, never
+    opened): the finished file is written to disk once, before the rename (2-3 s rather than 6 s at load ~6
+    on 2 cores)."""
     temporary = path.with_name(path.name + ".init")
     for suffix in ("", *SQLITE_COMPANIONS):
         Path(f"{temporary}{suffix}").unlink(missing_ok=True)
-    store = SqlAlchemyStore(f"sqlite:///{temporary}", DEFAULT_LOCAL_FILE_AND_ARTIFACT_PATH)
+    engine = create_engine(f"sqlite:///{temporary}", poolclass=NullPool)
+    event.listen(engine, "connect", _unsynced)
+    try:
+        _initialize_tables(engine)
+    finally:
+        engine.dispose()
+    store = SqlAlchemyStore(f"sqlite:///{temporary}", DEFAULT_LOCAL_FILE_AND_ARTIFACT_PATH)  # its first rows
     store.engine.dispose()  # closes the file: the rename then moves a finished database
+    with open(temporary, "rb") as built:
+        os.fsync(built.fileno())
     os.replace(temporary, path)
+
+
+def _unsynced(connection: sqlite3.Connection, _record: object) -> None:
+    """A connection of the store's build: commits that do not wait for the disk, the undo journal in memory."""
+    connection.execute("PRAGMA synchronous = OFF")
+    connection.execute("PRAGMA journal_mode = MEMORY")
 
 
 def _first_line(error: object) -> str:
