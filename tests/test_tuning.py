@@ -236,7 +236,7 @@ def test_pruning_stops_a_bad_configuration_early(in_tmp):
     assert pruned.value == pruned.intermediate_values[max(pruned.intermediate_values)] < trials[0].value
     assert pruned.user_attrs["games"] == max(pruned.intermediate_values) and len(pruned.user_attrs["wilson_95"]) == 2
     run = MlflowClient(f"sqlite:///{in_tmp}/mlflow.db").get_run(pruned.user_attrs["mlflow_run"])
-    assert run.info.status == "FINISHED" and run.data.tags["state"] == "pruned"  # a normal outcome, not a failure
+    assert run.info.status == "KILLED" and run.data.tags["state"] == "pruned"  # stopped early: not shown as finished
     assert run.info.run_name == "trial-1 pruned" and run.data.params["state"] == "pruned"  # seen as what it is
     assert run.data.metrics["win_rate"] == pytest.approx(pruned.value) and pruned.value < trials[0].value  # below
     assert run.data.metrics["games_played"] == pruned.user_attrs["games"]

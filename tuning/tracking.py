@@ -377,12 +377,14 @@ def export_run(tracking_uri: str | None, run_id: str, target: Path) -> Path:
     return target
 
 
-RUN_STATUS = {TrialState.COMPLETE: ("FINISHED", "complete"), TrialState.PRUNED: ("FINISHED", "pruned")}
+# MLflow's status of a trial's run: FINISHED is a trial that played all its games; MLflow has no "pruned", and
+# its UI shows FINISHED as a green "Finished", so a pruned trial's run ends KILLED (stopped early, by the pruner).
+RUN_STATUS = {TrialState.COMPLETE: ("FINISHED", "complete"), TrialState.PRUNED: ("KILLED", "pruned")}
 
 
 def close_stale_runs(tracker: Tracker, study: optuna.Study, keep: str | None = None) -> None:
     """Close the study's MLflow runs left RUNNING by dead processes: a trial's run with its trial's status
-    (complete and pruned: FINISHED; failed: FAILED on an error, else KILLED), an earlier driver's parent
+    (``RUN_STATUS``; failed: FAILED on an error, else KILLED), an earlier driver's parent
     run KILLED. Runs of trials still running, and ``keep``, stay open."""
     trials = study.get_trials(deepcopy=False)
     runs = tracker.client.search_runs([tracker.experiment_id], "attributes.status = 'RUNNING'", max_results=5000)
@@ -424,7 +426,7 @@ def game_metrics(evaluation: Evaluation) -> dict[str, float]:
 def log_trial(tracker: Tracker, run: str, trial: FrozenTrial, evaluation: Evaluation | None, training: dict,
               state: str, folder: Path | None = None) -> None:
     """The child run of a told trial (as the study records it): parameters, metrics, the running win rate,
-    artifacts. A pruned trial ends FINISHED (a normal outcome), named ``trial-<n> pruned``, with the same
+    artifacts. A pruned trial's run ends KILLED (``RUN_STATUS``), named ``trial-<n> pruned``, with the same
     ``win_rate`` (its value: the win rate over the games it played, below the best's by the pruners' rule,
     ``tuning.pruners.BehindTheBest``) and ``games_played`` as a complete one, so that every chart of MLflow
     ranks it where it belongs."""
@@ -448,7 +450,7 @@ def log_trial(tracker: Tracker, run: str, trial: FrozenTrial, evaluation: Evalua
             tracker.artifact(run, weights, "weights")
         if (folder / "curve.csv").is_file():
             log_learning_curve(tracker, run, folder)
-    tracker.end_trial(run, trial.number, state, "FINISHED")
+    tracker.end_trial(run, trial.number, state, RUN_STATUS[trial.state][0])
 
 
 def log_learning_curve(tracker: Tracker, run: str, folder: Path) -> None:
