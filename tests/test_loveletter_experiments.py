@@ -111,6 +111,7 @@ reason = "a reason"
 """
 
 
+@pytest.mark.usefixtures("no_plots")
 def test_a_one_seat_grid_over_a_game_option_and_its_report(in_tmp):
     (in_tmp / "study.toml").write_text(STUDY.format(games=100))
     spec = load_study(in_tmp / "study.toml")

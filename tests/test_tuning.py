@@ -138,6 +138,7 @@ def test_a_two_trial_study_end_to_end_on_the_default_stores(in_tmp):
     assert len([r for r in client.search_runs([experiment.experiment_id]) if "mlflow.parentRunId" not in r.data.tags]) == 1
 
 
+@pytest.mark.usefixtures("no_plots")
 def test_export_writes_the_best_as_toml_or_json(in_tmp, capsys, monkeypatch):
     path = write_study(in_tmp, name="e", games=10, trials=2)
     code, _, err = run_cli(capsys, "tune", "export", str(path), "--out", "x.json")
@@ -220,6 +221,7 @@ def test_gp_and_cma_es_search_a_study_files_space_past_their_start(sampler):
         assert trial.params["playout"] in ("random", "expert")
 
 
+@pytest.mark.usefixtures("no_plots")
 def test_pruning_stops_a_bad_configuration_early(in_tmp):
     data = tomllib_load(write_study(in_tmp, name="p", games=100, trials=2, pruner="wilcoxon"))
     data["space"] = {"budget": {"choice": [100, 1]}, "playout": {"choice": ["random", "expert"]}}
@@ -248,6 +250,7 @@ def tomllib_load(path):
     return tomllib.loads(path.read_text())
 
 
+@pytest.mark.usefixtures("no_plots")
 def test_resume_keeps_finished_trials_and_retries_the_interrupted_one(in_tmp):
     path = write_study(in_tmp, name="r", games=10, trials=2, top_k=0)
     run_study(load_study(path))
@@ -329,6 +332,7 @@ def test_dry_run_prints_the_resolved_space(in_tmp, capsys):
     assert not (in_tmp / "s.db").exists()
 
 
+@pytest.mark.usefixtures("no_plots")
 def test_local_workers_share_a_journal_file_and_meet_the_budget_exactly(in_tmp):
     result = run_study(load_study(write_study(in_tmp, name="w", games=10, trials=5, top_k=0)), workers=2)
     assert (in_tmp / "w.journal").is_file() and result.complete + result.pruned == 5
@@ -336,6 +340,7 @@ def test_local_workers_share_a_journal_file_and_meet_the_budget_exactly(in_tmp):
     assert sum(t.state in (TrialState.COMPLETE, TrialState.PRUNED) for t in study.trials) == 5
 
 
+@pytest.mark.usefixtures("no_plots")
 def test_workers_beyond_the_trials_left_play_the_trials_games(in_tmp):
     """A study of one trial on 2 workers plays its games on both (the same games, the same figure); with as
     many trials as workers each trial plays on one."""
