@@ -7,9 +7,11 @@ elsewhere (a test's) is added with ``register``.
 
 from __future__ import annotations
 
+import functools
 import importlib
 import importlib.util
 import pkgutil
+import sys
 from pathlib import Path
 
 from gamecore import _jit_cache
@@ -32,13 +34,20 @@ def register(game: Game) -> Game:
 
 def names() -> list[str]:
     """The games that can be loaded: registered ones and every ``<name>_sim`` package with a ``game`` module."""
+    return sorted(_packaged(tuple(sys.path)) | set(_REGISTERED))
+
+
+@functools.lru_cache(maxsize=8)
+def _packaged(search_path: tuple[str, ...]) -> frozenset[str]:
+    """The games of the ``<name>_sim`` packages importable with ``sys.path`` as it is (``search_path``, the cache's
+    key) and beside this project's packages: looked for once per ``sys.path`` (a scan of every installed module
+    takes 30-50 ms, and building the command line asks for the names a dozen times)."""
     beside = [str(Path(__file__).parent.parent)]  # this project's own games, wherever it is installed (editable too)
-    found = {
+    return frozenset(
         module.name.removesuffix(_jit_cache.GAME_PACKAGE_SUFFIX)
         for path in (None, beside) for module in pkgutil.iter_modules(path)
         if module.ispkg and module.name.endswith(_jit_cache.GAME_PACKAGE_SUFFIX) and _has_game_module(module.name)
-    }
-    return sorted(found | set(_REGISTERED))
+    )
 
 
 def _has_game_module(package: str) -> bool:

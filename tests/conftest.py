@@ -182,6 +182,14 @@ def in_tmp(tmp_path, monkeypatch):
 
 
 @pytest.fixture
+def no_plots(monkeypatch):
+    """Studies that finish without drawing Optuna's plots for their parent run (2-4 s a study on a busy 2-core
+    machine, in most tests that run a study for something else): test_a_two_trial_study_end_to_end_on_the_default_stores
+    and the slow tests check them."""
+    monkeypatch.setattr("tuning.selection.write_study_figures", lambda study, spec, folder: [])
+
+
+@pytest.fixture
 def fresh_postgres():
     """The URL of a new, empty PostgreSQL database, dropped afterwards; skips without PostgreSQL."""
     import uuid

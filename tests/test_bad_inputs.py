@@ -163,6 +163,7 @@ def test_lotr_train_with_bad_weights_is_one_line(capsys, bad_files, case):
     assert code == 2 and _one_line(err).startswith(_expected("train", path, case))
 
 
+@pytest.mark.slow  # 13 s, lotr train in a process without root's file capabilities; other bad weights files: fast
 def test_an_unreadable_weights_file_is_one_line(tmp_path):
     """As root, the command runs without the capabilities that bypass file permissions."""
     path = tmp_path / "secret.pt"

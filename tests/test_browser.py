@@ -101,6 +101,17 @@ TABLE = """() => {
 }"""
 
 
+STATUS_ICONS = """() => {
+    const icons = {};  // each run's status icon in the run list (MLflow draws it before the created time), by run name
+    document.querySelectorAll('[role=row][row-index]').forEach(row => {
+        const name = row.querySelector('[col-id="attributes.`Run Name`"]');
+        const icon = row.querySelector('[col-id=runDateAndNestInfo] [role=img]');
+        if (name && icon) icons[name.innerText.trim().split('\\n').pop()] = icon.innerHTML;
+    });
+    return icons;
+}"""
+
+
 def trial_runs(folder: Path) -> dict[str, dict]:
     """The trials' runs as the store holds them (name -> id, win rate, state), to compare with what is shown."""
     from mlflow import MlflowClient
@@ -109,7 +120,7 @@ def trial_runs(folder: Path) -> dict[str, dict]:
     experiment = client.get_experiment_by_name("mcts-hpo")
     runs = client.search_runs([experiment.experiment_id], "tags.state != ''")
     return {r.info.run_name: {"id": r.info.run_id, "win_rate": r.data.metrics["win_rate"],
-                              "state": r.data.params["state"]} for r in runs}
+                              "state": r.data.params["state"], "status": r.info.status} for r in runs}
 
 
 def test_mlflow_shows_the_trials_truly(finished_main_job, browser):
@@ -143,6 +154,11 @@ def test_mlflow_shows_the_trials_truly(finished_main_job, browser):
             assert int(games) == 60 if state == "complete" else 0 < int(games) <= 60  # pruned at its last report too
         best = max(float(v[0]) for v in shown.values() if v[2] == "complete")
         assert max(float(v[0]) for v in shown.values() if v[2] == "pruned") < best
+        icons = page.evaluate(STATUS_ICONS)  # FINISHED: a green tick; a pruned trial's run, KILLED: a red cross
+        finished = {icons[name] for name, run in runs.items() if run["state"] == "complete"}
+        assert len(finished) == 1 and {run["status"] for run in runs.values() if run["state"] == "complete"} == {"FINISHED"}
+        for name in (name for name, run in runs.items() if run["state"] == "pruned"):
+            assert runs[name]["status"] == "KILLED" and icons[name] not in finished, name  # not shown as finished
         shoot(page, "mlflow-runs", folder)
 
         ids = json.dumps([run["id"] for run in runs.values()])
@@ -164,6 +180,10 @@ def test_mlflow_shows_the_trials_truly(finished_main_job, browser):
         registered = page.locator("a[href*='models/mcts-hpo/versions/1']")  # the trial's page shows the model
         registered.first.wait_for(timeout=60_000)
         assert "trial-0" in page.inner_text("body") and "Parent run" in page.inner_text("body")
+        assert re.search(r"Status\s+Finished", page.inner_text("body"))
+        page.goto(f"{url}/#/experiments/1/runs/{runs['trial-3 pruned']['id']}?workflowType=machine_learning")
+        page.get_by_text("Parent run").first.wait_for(timeout=60_000)  # a pruned trial's page: "Killed"
+        assert re.search(r"Status\s+Killed", page.inner_text("body"))
     page.close()
 
 

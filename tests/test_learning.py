@@ -94,7 +94,7 @@ lr = { float = [1e-3, 1e-2], log = true }
 [objective]
 games = 40
 [training]
-episodes = 200
+episodes = 48
 envs = 8
 setup = "rl-rl"
 [validation]
@@ -108,6 +108,7 @@ pruner = "none"
 """
 
 
+@pytest.mark.usefixtures("no_plots")
 def test_a_study_trains_its_networks_in_another_setup_and_plays_its_own(in_tmp, capsys):
     """``[training] setup = "rl-rl"``: each trial's network learns in self-play, then plays the study's setup
     (against random); a training setup that trains none of the study's networks is one line."""

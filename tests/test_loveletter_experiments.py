@@ -111,8 +111,9 @@ reason = "a reason"
 """
 
 
+@pytest.mark.usefixtures("no_plots")
 def test_a_one_seat_grid_over_a_game_option_and_its_report(in_tmp):
-    (in_tmp / "study.toml").write_text(STUDY.format(games=300))
+    (in_tmp / "study.toml").write_text(STUDY.format(games=100))
     spec = load_study(in_tmp / "study.toml")
     assert spec.searched_options == ("opening",) and spec.seat == "first" and not spec.trains
     result = run_study(spec)
@@ -121,8 +122,8 @@ def test_a_one_seat_grid_over_a_game_option_and_its_report(in_tmp):
     for trial in study.trials:
         assert trial.user_attrs["options"]["opening"] == trial.params["opening"]
         [(seat, counts)] = list(trial.user_attrs["seats"].items())
-        assert seat == "first" and counts["games"] == 300 == trial.user_attrs["games"]
-    direct = evaluate_setup(Setup.parse("dp-dp", "loveletter"), games=300, seed=0, seats="first",
+        assert seat == "first" and counts["games"] == 100 == trial.user_attrs["games"]
+    direct = evaluate_setup(Setup.parse("dp-dp", "loveletter"), games=100, seed=0, seats="first",
                             options={"opening": "1-8"})
     eighteen = next(t for t in study.trials if t.params["opening"] == "1-8")
     assert eighteen.user_attrs["seats"]["first"] == direct.seats["first"]

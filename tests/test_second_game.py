@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 import optuna
 import pytest
+from conftest import run_cli
 
 import gamecore
 from agents.agent import Agent
@@ -112,22 +113,22 @@ def test_setups_and_configurations_name_their_game(tmp_path):
         Setup(AgentSpec.make("random"), AgentSpec.make("random"), game="nim")
 
 
-def test_cli_evaluates_and_plays_the_game(tmp_path):
+def test_cli_evaluates_and_plays_the_game(capsys):
+    """The game found on PYTHONPATH by a fresh process (``lotr play``); evaluated and refused in this one."""
     env = {"PYTHONPATH": str(TESTS), "PATH": "/usr/bin:/bin"}
-    command = [sys.executable, "-m", "tuning.cli"]
-    for seat, games, seats in (([], 50, {"first"}), (["--seat", "both"], 100, {"first", "second"})):
-        evaluated = subprocess.run([*command, "eval", "--game", "nim", "--setup", "optimal-random", "--games", "50",
-                                    *seat, "--json"], capture_output=True, text=True, env=env, check=True)
-        result = json.loads(evaluated.stdout)
-        assert result["game"] == "nim" and result["games"] == games and set(result["seats"]) == seats
-    played = subprocess.run([*command, "play", "--game", "nim", "--setup", "optimal-random", "--option", "pile=9"],
-                            capture_output=True, text=True, env=env, check=True)
+    played = subprocess.run([sys.executable, "-m", "tuning.cli", "play", "--game", "nim", "--setup", "optimal-random",
+                             "--option", "pile=9"], capture_output=True, text=True, env=env, check=True)
     assert played.stdout.startswith("player 0 takes 1, 8 left") and "winner: player 0" in played.stdout
-    refused = subprocess.run([*command, "eval", "--game", "nim", "--difficulty", "hard"],
-                             capture_output=True, text=True, env=env)
-    assert refused.returncode == 2 and "nim has no option 'difficulty'" in refused.stderr.strip().splitlines()[-1]
+    for seat, games, seats in (([], 50, {"first"}), (["--seat", "both"], 100, {"first", "second"})):
+        code, out, _ = run_cli(capsys, "eval", "--game", "nim", "--setup", "optimal-random", "--games", "50", *seat,
+                               "--json")
+        result = json.loads(out)
+        assert code == 0 and result["game"] == "nim" and result["games"] == games and set(result["seats"]) == seats
+    code, _, err = run_cli(capsys, "eval", "--game", "nim", "--difficulty", "hard")
+    assert code == 2 and "nim has no option 'difficulty'" in err.strip().splitlines()[-1]
 
 
+@pytest.mark.usefixtures("no_plots")
 def test_a_two_trial_tpe_study_tunes_mcts_on_nim(in_tmp):
     (in_tmp / "nim.toml").write_text(
         'name = "nim-mcts"\ngame = "nim"\nsetup = "mcts-random"\n\n[options]\nmax_take = 3\n\n'

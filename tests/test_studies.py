@@ -96,6 +96,7 @@ def test_the_thesis_experiments_each_have_a_study_file_and_a_section():
     assert keys[:3] == ["random-baseline", "random-baseline-published", "mcts-reduction"]  # a reproduction follows
 
 
+@pytest.mark.usefixtures("no_plots")
 def test_a_grid_over_setups_and_difficulties_runs_every_combination_once_and_resumes(in_tmp, capsys):
     path = in_tmp / "grid.toml"
     path.write_text(GRID_STUDY)
@@ -185,6 +186,7 @@ def test_a_margin_objective_is_checked(old, new, message):
         parse_study(tomllib.loads(CARCASSONNE_STUDY.replace(old, new)), "margin.toml")
 
 
+@pytest.mark.usefixtures("no_plots")
 def test_a_margin_study_maximises_the_agents_score_margin(in_tmp, capsys):
     path = in_tmp / "margin.toml"
     path.write_text(CARCASSONNE_STUDY + '[report]\nsection = "margin"\ntitle = "Tuning by margin"\n')
@@ -203,6 +205,7 @@ def test_a_margin_study_maximises_the_agents_score_margin(in_tmp, capsys):
     assert table[2].startswith(f"| {best.number} | ") and f"+{best.values[0]:.2f} ± " in table[2] and len(table) == 4
 
 
+@pytest.mark.usefixtures("no_plots")
 def test_a_two_player_section_compares_each_seat_and_the_papers_measures(in_tmp, capsys):
     shipped = (Path(__file__).parent.parent / "studies" / "carcassonne-random.toml").read_text()
     study = in_tmp / "carcassonne-random.toml"
@@ -316,6 +319,7 @@ def test_published_rows_have_one_row_per_table_cell():
     assert len([p for p in PUBLISHED if p.source == "Table 6.2"]) == 21
 
 
+@pytest.mark.usefixtures("no_plots")
 def test_the_report_puts_our_figures_next_to_the_thesis(in_tmp, capsys):
     def report_table(name: str) -> str:
         text = (Path(__file__).parent.parent / "studies" / f"{name}.toml").read_text()
@@ -354,6 +358,7 @@ def test_the_report_puts_our_figures_next_to_the_thesis(in_tmp, capsys):
     assert not (in_tmp / "docs" / "records" / "mcts-setups.json").exists()
 
 
+@pytest.mark.slow  # 14 s; test_a_lost_store_leaves_the_best_agent_section_to_its_export reports from a record too
 def test_a_study_whose_store_is_gone_is_reported_again_from_its_record(in_tmp, capsys):
     """The report writes each study it reads from its store as a record beside it; with the store gone (another
     machine, a lost disk) the record stands for it: the same section, written again with today's code, not
@@ -396,6 +401,7 @@ def test_a_study_on_another_mlflow_store_leaves_the_default_to_the_next(in_tmp):
     assert (in_tmp / "mlflow.db").is_file()  # MLflow's default in the working directory, not elsewhere.db
 
 
+@pytest.mark.usefixtures("no_plots")
 def test_resuming_with_other_choices_is_refused_before_anything_runs(in_tmp):
     path = in_tmp / "grid.toml"
     path.write_text(GRID_STUDY)
@@ -444,6 +450,7 @@ def test_the_best_agent_claim_needs_a_test_against_the_theses_count():
     assert "not run" in "\n".join(best_markdown(section, StudyRun(spec, None), None))
 
 
+@pytest.mark.usefixtures("no_plots")
 def test_a_lost_store_leaves_the_best_agent_section_to_its_export(in_tmp, capsys):
     shipped = (Path(__file__).parent.parent / "studies" / "search-hard.toml").read_text()
     study = in_tmp / "grid.toml"

@@ -39,7 +39,7 @@ c = {{ float = [0.3, 2.0], log = true }}
 [objective]
 games = {games}
 [validation]
-top_k = 2
+top_k = {top_k}
 games = 100
 [test]
 games = 100
@@ -50,9 +50,11 @@ pruner = "{pruner}"
 """
 
 
-def write_study(folder, name="s", games=40, trials=2, sampler="tpe", pruner="none", extra=""):
+def write_study(folder, name="s", games=40, trials=2, sampler="tpe", pruner="none", extra="", top_k=2):
+    """A study of ``random-mcts-mcts`` on hard; ``top_k = 0``: no validation, test or registered model."""
     path = folder / f"{name}.toml"
-    path.write_text(MCTS_STUDY.format(name=name, games=games, trials=trials, sampler=sampler, pruner=pruner) + extra)
+    path.write_text(MCTS_STUDY.format(name=name, games=games, trials=trials, sampler=sampler, pruner=pruner,
+                                      top_k=top_k) + extra)
     return path
 
 
@@ -136,6 +138,7 @@ def test_a_two_trial_study_end_to_end_on_the_default_stores(in_tmp):
     assert len([r for r in client.search_runs([experiment.experiment_id]) if "mlflow.parentRunId" not in r.data.tags]) == 1
 
 
+@pytest.mark.usefixtures("no_plots")
 def test_export_writes_the_best_as_toml_or_json(in_tmp, capsys, monkeypatch):
     path = write_study(in_tmp, name="e", games=10, trials=2)
     code, _, err = run_cli(capsys, "tune", "export", str(path), "--out", "x.json")
@@ -145,6 +148,9 @@ def test_export_writes_the_best_as_toml_or_json(in_tmp, capsys, monkeypatch):
     assert code == 0
     data = json.loads((in_tmp / "best.json").read_text())
     assert data["metadata"]["study"] == "e" and Setup.load(in_tmp / "best.json") == Setup.load(in_tmp / "e-best.toml")
+    code, out, _ = run_cli(capsys, "tune", "export", "e", "--out", "by-name.json")  # the study's name: its store here
+    assert code == 0 and "exported by-name.json" in out
+    assert json.loads((in_tmp / "by-name.json").read_text())["metadata"]["trial"] == data["metadata"]["trial"]
     client = MlflowClient()
     child = client.search_runs([client.get_experiment_by_name("e").experiment_id], "attributes.run_name = 'trial-1'")[0]
     code, _, _ = run_cli(capsys, "tune", "export", "--run-id", child.info.run_id, "--out", "t1/agent.toml")
@@ -201,7 +207,7 @@ def test_the_same_space_through_every_sampler(in_tmp, sampler):
 def test_gp_and_cma_es_search_a_study_files_space_past_their_start(sampler):
     """Optuna's GP and CMA-ES samplers, named by a study file, propose values of its domains once they model the
     trials (after GP's 10 random ones), a choice included (CMA-ES draws it at random)."""
-    text = MCTS_STUDY.format(name="m", games=10, trials=12, sampler=sampler, pruner="none")
+    text = MCTS_STUDY.format(name="m", games=10, trials=12, sampler=sampler, pruner="none", top_k=2)
     playout = 'playout = { choice = ["random", "expert"] }\n[objective]'
     spec = parse_study(tomllib.loads(text.replace("[objective]", playout)), "m.toml")
     study = optuna.create_study(direction="maximize", sampler=SAMPLERS[spec.sampler].optuna_sampler(0))
@@ -215,8 +221,9 @@ def test_gp_and_cma_es_search_a_study_files_space_past_their_start(sampler):
         assert trial.params["playout"] in ("random", "expert")
 
 
+@pytest.mark.usefixtures("no_plots")
 def test_pruning_stops_a_bad_configuration_early(in_tmp):
-    data = tomllib_load(write_study(in_tmp, name="p", games=200, trials=2, pruner="wilcoxon"))
+    data = tomllib_load(write_study(in_tmp, name="p", games=100, trials=2, pruner="wilcoxon"))
     data["space"] = {"budget": {"choice": [100, 1]}, "playout": {"choice": ["random", "expert"]}}
     spec = parse_study(data, "p.toml")
     study = open_study(spec, storage_for(spec.name, None, 1))
@@ -225,13 +232,13 @@ def test_pruning_stops_a_bad_configuration_early(in_tmp):
     result = run_study(spec)
     trials = optuna.load_study(study_name="p", storage="sqlite:///p.db").trials
     assert trials[0].state == TrialState.COMPLETE and trials[1].state == TrialState.PRUNED
-    assert max(trials[1].intermediate_values) < 100  # stopped well before its 200 games
+    assert max(trials[1].intermediate_values) < 50  # stopped well before its 100 games
     assert result.pruned == 1
     pruned = trials[1]  # its value: the win rate over the games it played, not its last game
     assert pruned.value == pruned.intermediate_values[max(pruned.intermediate_values)] < trials[0].value
     assert pruned.user_attrs["games"] == max(pruned.intermediate_values) and len(pruned.user_attrs["wilson_95"]) == 2
     run = MlflowClient(f"sqlite:///{in_tmp}/mlflow.db").get_run(pruned.user_attrs["mlflow_run"])
-    assert run.info.status == "FINISHED" and run.data.tags["state"] == "pruned"  # a normal outcome, not a failure
+    assert run.info.status == "KILLED" and run.data.tags["state"] == "pruned"  # stopped early: not shown as finished
     assert run.info.run_name == "trial-1 pruned" and run.data.params["state"] == "pruned"  # seen as what it is
     assert run.data.metrics["win_rate"] == pytest.approx(pruned.value) and pruned.value < trials[0].value  # below
     assert run.data.metrics["games_played"] == pruned.user_attrs["games"]
@@ -243,8 +250,9 @@ def tomllib_load(path):
     return tomllib.loads(path.read_text())
 
 
+@pytest.mark.usefixtures("no_plots")
 def test_resume_keeps_finished_trials_and_retries_the_interrupted_one(in_tmp):
-    path = write_study(in_tmp, name="r", games=10, trials=2)
+    path = write_study(in_tmp, name="r", games=10, trials=2, top_k=0)
     run_study(load_study(path))
     spec = load_study(path)
     study = open_study(spec, storage_for(spec.name, None, 1))
@@ -324,20 +332,21 @@ def test_dry_run_prints_the_resolved_space(in_tmp, capsys):
     assert not (in_tmp / "s.db").exists()
 
 
+@pytest.mark.usefixtures("no_plots")
 def test_local_workers_share_a_journal_file_and_meet_the_budget_exactly(in_tmp):
-    result = run_study(load_study(write_study(in_tmp, name="w", games=10, trials=5)), workers=2)
+    result = run_study(load_study(write_study(in_tmp, name="w", games=10, trials=5, top_k=0)), workers=2)
     assert (in_tmp / "w.journal").is_file() and result.complete + result.pruned == 5
     study = optuna.load_study(study_name="w", storage=JournalStorage(JournalFileBackend(str(in_tmp / "w.journal"))))
     assert sum(t.state in (TrialState.COMPLETE, TrialState.PRUNED) for t in study.trials) == 5
 
 
+@pytest.mark.usefixtures("no_plots")
 def test_workers_beyond_the_trials_left_play_the_trials_games(in_tmp):
     """A study of one trial on 2 workers plays its games on both (the same games, the same figure); with as
     many trials as workers each trial plays on one."""
     figures = {}
     for name, trials, workers in (("one", 1, 1), ("shared", 1, 2), ("two", 2, 2)):
-        path = write_study(in_tmp, name=name, games=12, trials=trials)
-        path.write_text(path.read_text().replace("top_k = 2", "top_k = 0"))
+        path = write_study(in_tmp, name=name, games=12, trials=trials, top_k=0)
         run_study(load_study(path), workers=workers)
         study = optuna.load_study(study_name=name, storage=storage_object(storage_for(name, None, workers)))
         assert {t.user_attrs["evaluation_workers"] for t in study.trials} == {2 if name == "shared" else 1}
@@ -354,6 +363,7 @@ def test_two_objectives_give_a_pareto_front(in_tmp):
     assert "Pareto front" in result.report()
 
 
+@pytest.mark.slow  # 18 s; an RL study's trials train and export fast in test_learning (nim); the curve only here
 def test_an_rl_study_trains_then_evaluates_and_logs_the_learning_curve(in_tmp):
     path = in_tmp / "rl.toml"
     path.write_text(textwrap.dedent("""
@@ -391,8 +401,8 @@ def test_an_rl_study_trains_then_evaluates_and_logs_the_learning_curve(in_tmp):
     assert evaluate_setup(best, options={"difficulty": "easy"}, games=20).games == 20
 
 
-@pytest.mark.parametrize("through_server", [False, pytest.param(True, marks=pytest.mark.slow)],
-                         ids=["database", "mlflow-server"])
+@pytest.mark.slow  # 9-13 s: MLflow's migrations on PostgreSQL; the PostgreSQL store is tested only here (and Ray's)
+@pytest.mark.parametrize("through_server", [False, True], ids=["database", "mlflow-server"])
 def test_mlflow_tracking_on_postgresql(in_tmp, fresh_postgres, through_server):
     """MLflow on a PostgreSQL database, directly or behind `mlflow server` (artifacts proxied)."""
     uri, server = fresh_postgres, None
@@ -434,6 +444,7 @@ def test_an_unreachable_tracking_server_is_named_with_where_its_uri_came_from(in
     assert code == 2 and "http://127.0.0.1:2 (from --tracking-uri): " in err and len(err.strip().splitlines()) == 1
 
 
+@pytest.mark.slow  # 13 s; test_export_writes_the_best_as_toml_or_json exports by name too, and its errors
 def test_export_takes_a_study_name_and_writes_the_chosen_trial_from_the_record(in_tmp, capsys):
     path = write_study(in_tmp, name="n", games=10, trials=2)
     code, _, err = run_cli(capsys, "tune", "export", "n", "--out", "best.json")
