@@ -22,6 +22,7 @@ from agents.evaluation import evaluate_setup
 from agents.learning.train import train
 from agents.setup import Setup
 
+HARD = {"difficulty": "hard"}  # the game options every run plays
 ROWS = (
     ("q-macro rl-rl-random, encoding 0 (Table 6.4)", "rl-rl-random", {"algo": "q-macro", "encoding": 0}, 60.1),
     ("ac-macro rl-rl-random, encoding 0 (Table 6.5)", "rl-rl-random", {"algo": "ac-macro", "encoding": 0}, 66.2),
@@ -36,11 +37,11 @@ ROWS = (
 
 def speed(episodes: int) -> None:
     setup = Setup.parse("random-rl-random").with_params({"encoding": 2, "neurons": 100, "lr": 6.5e-4})
-    train(setup, "hard", 50, seed=1)  # compile / load the cache
-    result = train(setup, "hard", episodes, seed=0)
+    train(setup, HARD, 50, seed=1)  # compile / load the cache
+    result = train(setup, HARD, episodes, seed=0)
     print(f"speed  online, {episodes} episodes: {result.seconds:.1f} s ({result.episodes_per_second:.0f} episodes/s)")
     for envs in (16, 64):
-        result = train(setup, "hard", 3000, seed=0, envs=envs)
+        result = train(setup, HARD, 3000, seed=0, envs=envs)
         print(f"speed  vectorised, {envs} games: {result.episodes_per_second:.0f} episodes/s")
 
 
@@ -48,9 +49,9 @@ def figures(episodes: int, eval_games: int, envs: int) -> None:
     for label, short, params, published in ROWS:
         setup = Setup.parse(short).with_params(params)
         with tempfile.TemporaryDirectory() as out:
-            trained = train(setup, "hard", episodes, seed=0, envs=envs, out=out)
+            trained = train(setup, HARD, episodes, seed=0, envs=envs, out=out)
             result = evaluate_setup(Setup.load(f"{out}/agent.toml"),
-                                    options={"difficulty": "hard"}, games=eval_games, seed=1000)
+                                    options=HARD, games=eval_games, seed=1000)
         low, high = result.wilson_95
         print(
             f"figure  {label:64s} {100 * result.win_rate:5.1f}% [{100 * low:.1f}, {100 * high:.1f}] n={result.games}"
