@@ -59,7 +59,7 @@ def defend_in_order(S, defenders, defender_scores, skip_weakest, act, scratch):
         act[e] = d
         attackers &= ~(np.int64(1) << e)
         defenders &= ~(np.int64(1) << d)
-    resolve_defense(S, act, scratch)
+    resolve_defense(S, act, scratch, False)
 
 
 @kernel

@@ -1,10 +1,30 @@
-"""The thesis's random agent and expert rules (RULES.md), and a fixed rule over the RL macro actions, compiled.
+"""The thesis's random agent and expert rules (RULES.md), and fixed rules over the RL macro actions, compiled.
 
 The rule (``rule``) is the one the RL agents' macro actions (``lotr_sim.decoders``) make
 strong on hard: buy allies by willpower per cost, commit every ready character,
-the expert's travel, defense and attack. Each policy fills an action vector for the pending decision from the state
+the expert's travel, defense and attack. That races to the first quest's 8 points;
+over the full scenario (three stages, 20 points) it leaves no one to defend, and
+the enemies it never destroys kill the heroes. ``rule-full`` keeps its planning
+and travel and plans each round's combat (``lotr_sim.combat``):
+
+- questing: when the last stage's points can be won whatever card is revealed,
+  commit everyone. Otherwise hold back the defenders and the groups that destroy
+  an enemy that gain more than the willpower they keep from the quest (the
+  attackers of this round: the engaged enemies and the staged ones the threat
+  already reaches), never commit a character without willpower, and keep back
+  those whose willpower would only overshoot the stage against the strongest
+  possible reveal (progress past a stage is lost), the best fighters first;
+- defense: the same plan without the willpower, each attack to the defender
+  that costs least (or undefended when that costs least); an undefended attack
+  goes to the hero with the most hitpoints left if it survives, else to the one
+  with the least willpower;
+- attack: every ready character that can damage an enemy strikes, the enemies
+  it can destroy first, the most dangerous first.
+
+Each policy fills an action vector for the pending decision from the state
 and its own random stream ``rs``. They read only what the player sees (the
-deck sections are never touched), and what they choose is legal by
+deck sections are never touched; ``rule-full`` counts the cards left in the
+encounter deck, a visible multiset), and what they choose is legal by
 construction: defense and attack choices are made while resolving them on
 ``scratch``, a copy of the state, so a hero destroyed by one attack is never
 named for the next. Ties are broken by the lower card id.
@@ -15,16 +35,19 @@ import numpy as np
 from gamecore.jit import inline_kernel, kernel
 from gamecore.rng import below
 from lotr_sim import layout as L
+from lotr_sim.candidates import willpower_of
 from lotr_sim.cards import (
     ATTACK,
     COST,
     DEFENSE,
     HITPOINTS,
     QUEST_POINTS,
+    STAGE_QUEST_POINTS,
     THREAT,
     WANDERING_TOOK_IDS,
     WILLPOWER,
 )
+from lotr_sim.combat import WILLPOWER_WORTH, attackers_this_round, focus_attack, plan_combat, victim
 from lotr_sim.rules import (
     GANDALF_BITS,
     LOCATION_BITS,
@@ -44,7 +67,8 @@ from lotr_sim.rules import (
 RANDOM = 0
 EXPERT = 1
 RULE = 2
-POLICY_NAMES = ("random", "expert", "rule")
+RULE_FULL = 3
+POLICY_NAMES = ("random", "expert", "rule", "rule-full")
 WILLPOWER_PER_COST = WILLPOWER / np.maximum(COST, 1)
 TOOK_BITS = (1 << WANDERING_TOOK_IDS[0]) | (1 << WANDERING_TOOK_IDS[1]) | (1 << WANDERING_TOOK_IDS[2])
 
@@ -251,21 +275,24 @@ def expert_defense(S, rs, act, scratch):
         act[e] = d
         remaining &= ~bit(e)
         available &= ~bit(d)
-    resolve_defense(S, act, scratch)
+    resolve_defense(S, act, scratch, False)
 
 
 @kernel
-def resolve_defense(S, act, scratch):
+def resolve_defense(S, act, scratch, spare):
     """Complete a planned defense in ``act`` (a defender per enemy, or NO_CHOICE) into a legal
-    action: attacks without a defender still in play go to the hero with the most hitpoints left,
-    resolved in order on ``scratch``."""
+    action: attacks without a defender still in play go to the hero with the most hitpoints left
+    (``spare``: ``combat.victim``'s choice, which spares the heroes it can), resolved in order on ``scratch``."""
     enemies = S[L.ZONE_MASKS + L.ENGAGED]
     copy_state(scratch, S)
     while enemies:
         e = lowest(enemies)
         enemies &= enemies - 1
         d = act[e]
-        target = d if d != L.NO_CHOICE and in_zone(scratch, d, L.IN_PLAY) else L.UNDEFENDED + sturdiest_hero(scratch)
+        if d != L.NO_CHOICE and in_zone(scratch, d, L.IN_PLAY):
+            target = d
+        else:
+            target = L.UNDEFENDED + (victim(scratch, ATTACK[e]) if spare else sturdiest_hero(scratch))
         act[e] = target
         if defend(scratch, e, target, None):
             fill_after_loss(act, enemies, target)
@@ -295,9 +322,74 @@ def toughness(S, enemy):
     return DEFENSE[enemy] + HITPOINTS[enemy] - S[L.DAMAGE + enemy]
 
 
+@kernel
+def progress_to_stage_end(S):
+    """The progress that completes the current quest stage: the active location's points left, then the stage's."""
+    active = S[L.ZONE_MASKS + L.ACTIVE_LOCATION]
+    location = QUEST_POINTS[lowest(active)] - S[L.LOCATION_PROGRESS] if active else 0
+    return location + STAGE_QUEST_POINTS[S[L.QUEST_STAGE]] - S[L.QUEST_PROGRESS]
+
+
+@kernel
+def strongest_reveal(S):
+    """The highest threat among the cards left in the encounter deck (0 when it is empty)."""
+    m = S[L.ZONE_MASKS + L.ENCOUNTER_DECK]
+    threat = 0
+    while m:
+        threat = max(threat, THREAT[lowest(m)])
+        m &= m - 1
+    return threat
+
+
+@kernel
+def fighting_value(card):
+    return ATTACK[card] + DEFENSE[card] - WILLPOWER[card]
+
+
+@kernel
+def full_questing(S, act, scratch):
+    """``rule-full``'s questing (the module's docstring)."""
+    available = ready(S)
+    against = staging_threat(S) + strongest_reveal(S)
+    needed = progress_to_stage_end(S)
+    if S[L.QUEST_STAGE] + 1 >= S[L.QUEST_STAGE_COUNT] and willpower_of(available) - against >= needed:
+        mark(act, available)
+        return
+    held = plan_combat(S, available, attackers_this_round(S), WILLPOWER_WORTH, scratch, act)
+    act[:] = L.NO_CHOICE
+    committed = np.int64(0)
+    m = available & ~held
+    while m:
+        c = lowest(m)
+        m &= m - 1
+        if WILLPOWER[c] > 0:
+            committed |= bit(c)
+    willpower = willpower_of(committed)
+    while True:  # keep back whoever only overshoots the stage, the best fighter first
+        spare = -1
+        m = committed
+        while m:
+            c = lowest(m)
+            m &= m - 1
+            if willpower - WILLPOWER[c] - against >= needed and (spare < 0 or fighting_value(c) > fighting_value(spare)):
+                spare = c
+        if spare < 0:
+            break
+        committed &= ~bit(spare)
+        willpower -= WILLPOWER[spare]
+    mark(act, committed)
+
+
+@kernel
+def full_defense(S, act, scratch):
+    """``rule-full``'s defense (the module's docstring)."""
+    plan_combat(S, ready(S), S[L.ZONE_MASKS + L.ENGAGED], 0.0, scratch, act)
+    resolve_defense(S, act, scratch, True)
+
+
 @inline_kernel
 def policy_action(S, policy, rs, act, scratch):
-    """Fill ``act`` with ``policy``'s choice (RANDOM, EXPERT or RULE) for the pending decision.
+    """Fill ``act`` with ``policy``'s choice (RANDOM, EXPERT, RULE or RULE_FULL) for the pending decision.
 
     ``scratch`` is a state-sized array the policy may overwrite."""
     act[:] = L.NO_CHOICE
@@ -315,18 +407,26 @@ def policy_action(S, policy, rs, act, scratch):
             random_attack(S, rs, act, scratch)
     else:
         if phase == L.PLANNING:
-            if policy == RULE:
-                buy_in_order(S, S[L.ZONE_MASKS + L.HAND], WILLPOWER_PER_COST, act)
-            else:
+            if policy == EXPERT:
                 expert_planning(S, rs, act)
+            else:
+                buy_in_order(S, S[L.ZONE_MASKS + L.HAND], WILLPOWER_PER_COST, act)
         elif phase == L.QUESTING:
             if policy == RULE:
                 mark(act, ready(S))
+            elif policy == RULE_FULL:
+                full_questing(S, act, scratch)
             else:
                 expert_questing(S, rs, act)
         elif phase == L.TRAVEL:
             expert_travel(S, rs, act)
         elif phase == L.DEFENSE:
-            expert_defense(S, rs, act, scratch)
+            if policy == RULE_FULL:
+                full_defense(S, act, scratch)
+            else:
+                expert_defense(S, rs, act, scratch)
         elif phase == L.ATTACK:
-            expert_attack(S, rs, act)
+            if policy == RULE_FULL:
+                focus_attack(S, act, scratch)
+            else:
+                expert_attack(S, rs, act)
