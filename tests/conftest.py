@@ -170,6 +170,20 @@ def decision_states():
     return states
 
 
+@pytest.fixture(scope="session")
+def full_scenario_states():
+    """The states at every decision of hard full-scenario games (three quest stages) played by ``rule-full``, which
+    reaches the later stages (the first of them where the game's states would otherwise all be)."""
+    states = []
+    for seed in range(6):
+        g = GameState("hard", seed=seed, full_scenario=True)
+        while not g.is_over:
+            states.append(g.clone())
+            g.apply(g.policy_action("rule-full", seed))
+    assert {int(g.core_state()[L.QUEST_STAGE]) for g in states} == {0, 1, 2}
+    return states
+
+
 POSTGRES = "postgresql://postgres@127.0.0.1:5432/test"
 
 

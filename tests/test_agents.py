@@ -21,18 +21,21 @@ SMALL = {
     "mcts": AgentSpec.make("mcts", budget=40, ppn=4),
     "mcts-expert": AgentSpec.make("mcts", budget=40, ppn=4, playout="expert", final="mean", reduction=False),
     "oracle-mcts": AgentSpec.make("oracle-mcts", budget=40, ppn=4),
+    "flat-mc-rule-full": AgentSpec.make("flat-mc", budget=30, playout="rule-full", reduction=False),
+    "mcts-rule-full": AgentSpec.make("mcts", budget=40, ppn=4, playout="rule-full", prior=3.0),
 }
-HONEST = ("flat-mc", "mcts", "mcts-expert")
+HONEST = ("flat-mc", "mcts", "mcts-expert", "flat-mc-rule-full", "mcts-rule-full")
 
 
 # -- honesty ---------------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("name", HONEST)
-def test_honest_decisions_do_not_depend_on_the_hidden_deck_order(decision_states, name):
-    """Same observation, same agent seed, different true deck orders: the same decision."""
+def test_honest_decisions_do_not_depend_on_the_hidden_deck_order(decision_states, full_scenario_states, name):
+    """Same observation, same agent seed, different true deck orders: the same decision (first-quest and
+    full-scenario states)."""
     rng = np.random.default_rng(5)
-    for i, game in enumerate(decision_states[::6]):
+    for i, game in enumerate(decision_states[::6] + full_scenario_states[::5]):
         other = game.determinize(rng)  # same observation, re-drawn hidden order
         assert other.observation() == game.observation()
         a = Agent(SMALL[name], seed=i).act(game)
@@ -174,7 +177,7 @@ def test_eval_reads_a_config_file_and_applies_set(capsys, tmp_path):
 @pytest.mark.parametrize(
     "argv, expected",
     [
-        (("--setup", "random-mtcs-mcts"), "unknown agent 'mtcs' at questing; valid: random, expert, rule, flat-mc, mcts"),
+        (("--setup", "random-mtcs-mcts"), "unknown agent 'mtcs' at questing; valid: random, expert, rule, rule-full, flat-mc, mcts"),
         (("--setup", "random-mcts"), "expected 1 agent, 3 parts"),
         (("--setup", "random-mcts-mcts", "--set", "questing.depth=3"), "mcts has no parameter 'depth'"),
         (("--setup", "random-mcts-mcts", "--set", "ppn=0"), "ppn = 0 is invalid; expected an integer in [1, 100000]"),

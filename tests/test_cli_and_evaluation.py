@@ -17,9 +17,9 @@ from gamecore.stats import normal_half_width, wilson_interval
     "argv, field, valid",
     [
         (("eval", "--difficulty", "nightmare"), "difficulty", "easy, medium, hard"),
-        (("eval", "--policy", "smart"), "policy", "random, expert, rule, flat-mc, mcts, oracle-mcts, rl"),
+        (("eval", "--policy", "smart"), "policy", "random, expert, rule, rule-full, flat-mc, mcts, oracle-mcts, rl"),
         (("play", "--difficulty", "nightmare"), "difficulty", "easy, medium, hard"),
-        (("play", "--policy", "clever"), "policy", "random, expert, rule, flat-mc, mcts, oracle-mcts, rl"),
+        (("play", "--policy", "clever"), "policy", "random, expert, rule, rule-full, flat-mc, mcts, oracle-mcts, rl"),
     ],
 )
 def test_unknown_values_give_one_line_listing_the_valid_ones_and_exit_2(capsys, argv, field, valid):

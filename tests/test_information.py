@@ -124,10 +124,10 @@ def test_determinize_mixes_the_top_card():
     assert tops == set(g.observation().encounter_deck)
 
 
-@pytest.mark.parametrize("policy", ["random", "expert", "rule"])
-def test_policies_do_not_see_deck_order(decision_states, policy):
+@pytest.mark.parametrize("policy", ["random", "expert", "rule", "rule-full"])
+def test_policies_do_not_see_deck_order(decision_states, full_scenario_states, policy):
     rng = np.random.default_rng(3)
-    for i, g in enumerate(decision_states):
+    for i, g in enumerate(decision_states + full_scenario_states):
         if not has_hidden_order(g):
             continue
         h = reorder_decks(g, rng)

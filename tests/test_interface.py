@@ -253,7 +253,7 @@ def test_sampling_is_uniform_when_some_combinations_are_illegal():
     assert stats.chisquare(counts).pvalue > 0.001
 
 
-@pytest.mark.parametrize("policy", ["random", "expert", "rule"])
+@pytest.mark.parametrize("policy", ["random", "expert", "rule", "rule-full"])
 def test_policy_actions_are_legal(decision_states, policy):
     for i, g in enumerate(decision_states):
         a = g.policy_action(policy, i)

@@ -238,7 +238,78 @@ def test_rule_travels_defends_and_attacks_as_the_expert(decision_states):
         assert g.policy_action("rule", i) == g.policy_action("expert", i)
 
 
-@pytest.mark.parametrize("policy", ["random", "expert", "rule"])
+@pytest.mark.parametrize("policy", ["random", "expert", "rule", "rule-full"])
 def test_policy_actions_depend_on_the_seed_only(policy):
     g = make_state(phase="questing", in_play=[TRACKER, RIDER, TOOK], staging=[ORCS])
     assert {g.policy_action(policy, 5) for _ in range(5)} == {g.policy_action(policy, 5)}
+
+
+# -- rule-full: the rule over the full scenario (lotr_sim/combat.py plans the combat) ------------
+
+
+def full(g):
+    return g.policy_action("rule-full", 0)
+
+
+def test_rule_full_holds_back_a_defender_and_a_group_that_destroys_an_engaged_enemy():
+    """Orcs (attack 2, 3 hitpoints, defense 0) engaged: Eleanor blocks them for nothing (saves 2, costs a quarter
+    of her willpower), Dunhere and the Rider destroy them (1.5 for their attack to come, less 0.75 of willpower),
+    Eowyn quests. The rule commits everyone."""
+    g = make_state(phase="questing", in_play=[RIDER], staging=[OLD_ROAD], engaged=[ORCS], quest_stages=3,
+                   quest_stage=2, quest_progress=5)
+    assert full(g) == Quest(commit=[1])
+    assert g.policy_action("rule", 0) == Quest(commit=[0, 1, 2, RIDER])
+
+
+def test_rule_full_commits_everyone_when_the_last_stage_is_won_whatever_the_reveal():
+    """Beorn's Path 6/10: 8 willpower against Old Forest Road's 1 and the strongest reveal's 3 makes 4."""
+    g = make_state(phase="questing", in_play=[RIDER], staging=[OLD_ROAD], engaged=[ORCS], quest_stages=3,
+                   quest_stage=2, quest_progress=6)
+    assert full(g) == Quest(commit=[0, 1, 2, RIDER])
+    not_last = make_state(phase="questing", in_play=[RIDER], staging=[OLD_ROAD], engaged=[ORCS], quest_stages=3,
+                          quest_stage=1, quest_progress=0)  # A Fork in the Road: 2 points, the stage after it waits
+    assert full(not_last) != Quest(commit=[0, 1, 2, RIDER])
+
+
+def test_rule_full_keeps_back_willpower_that_only_overshoots_the_stage():
+    """A Fork in the Road (2 points), nothing staged: 5 willpower completes it against any reveal (3 at most);
+    of 12, Gandalf, Dunhere and Eleanor (the best fighters) stay back, Eowyn and the Rider quest."""
+    g = make_state(phase="questing", in_play=[GANDALF, RIDER], quest_stages=3, quest_stage=1)
+    assert full(g) == Quest(commit=[1, RIDER])
+
+
+def test_rule_full_never_commits_a_character_without_willpower():
+    g = make_state(phase="questing", in_play=[LORIEN], staging=[NECRO_PASS])
+    assert full(g) == Quest(commit=[0, 1, 2])
+    assert g.policy_action("rule", 0) == Quest(commit=[0, 1, 2, LORIEN])
+
+
+def test_rule_full_defends_where_it_costs_least_and_keeps_a_group_to_destroy_an_enemy():
+    """The Tracker takes the Patrol's 3 (1 damage, survives), Eleanor the Orcs' 2 (none); Dunhere and Eowyn stay
+    ready to destroy the Orcs. The expert gives the strongest enemy the best defender: Eleanor the Patrol."""
+    g = make_state(phase="defense", in_play=[TRACKER], engaged=[ORCS, PATROL])
+    assert full(g) == Defend(blocks=[(ORCS, 2), (PATROL, TRACKER)])
+    assert expert(g) == Defend(blocks=[(ORCS, TRACKER), (PATROL, 2)], undefended=[])
+
+
+def test_rule_full_sends_a_fatal_attack_to_the_hero_with_the_least_willpower():
+    """King Spider's 3 kills whoever takes it (2, 3 and 2 hitpoints left): Dunhere (willpower 1, the fewest
+    hitpoints left, then the lower id), not Eowyn, whom the expert's most-hitpoints rule gives it."""
+    g = make_state(phase="defense", engaged=[KING_SPIDER], exhausted=[0, 1, 2], damage={0: 2, 2: 1})
+    assert full(g) == Defend(undefended=[(KING_SPIDER, 0)])
+    assert expert(g) == Defend(undefended=[(KING_SPIDER, 1)])
+
+
+def test_rule_full_strikes_with_everyone_the_enemies_it_can_destroy():
+    """The Orcs (attack 2) first: Dunhere (2), then Eowyn, the weakest who finishes them; then the Rider destroys
+    the Bats alone. The expert strikes each enemy once: Dunhere the Bats, the Rider the Orcs (which survive)."""
+    g = make_state(phase="attack", in_play=[RIDER], engaged=[ORCS, BATS])
+    assert full(g) == Attack(attacks=[(0, ORCS), (1, ORCS), (RIDER, BATS)])
+    assert expert(g) == Attack(attacks=[(0, BATS), (RIDER, ORCS)])
+
+
+def test_rule_full_plans_and_travels_as_the_rule(decision_states):
+    earlier = [g for g in decision_states if g.stage.name in ("PLANNING", "TRAVEL")]
+    assert {g.stage.name for g in earlier} == {"PLANNING", "TRAVEL"}
+    for i, g in enumerate(earlier):
+        assert full(g) == g.policy_action("rule", i)

@@ -14,7 +14,7 @@ from agents.setup import Setup, parse_assignment
 from agents.specs import AgentSpec, SpecError
 from lotr_sim.game import STAGES
 
-VALID_AGENTS = "random, expert, rule, flat-mc, mcts, oracle-mcts"
+VALID_AGENTS = "random, expert, rule, rule-full, flat-mc, mcts, oracle-mcts"
 
 
 def one_line_error(call, *args, **kwargs) -> str:
