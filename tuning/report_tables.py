@@ -271,13 +271,18 @@ def best_markdown(section: Section, run: StudyRun, best: Measured | None) -> lis
     lines = [f"## {section.title}", ""]
     if best is None:
         return lines + [f"`{run.spec.name}`: not run, or its chosen trial not tested yet.", ""]
-    thesis = section.published_rows()[0]
+    thesis = next(iter(section.published_rows()), None)  # none for a game variant the thesis did not play
     test, validation = best.chosen["test"], best.chosen["validation"]
     win, (low, high), games = test["win_rate"], test["wilson_95"], test["games"]
-    command = f"lotr eval --config {section.config} --games {games} --seed {test['seed']}"
+    flags = option_flags(section.game, dict(run.spec.options))
+    command = f"lotr eval --config {section.config}{flags} --games {games} --seed {test['seed']}"
     if test.get("seats"):
         deals = games // len(test["seats"])
-        command = f"lotr eval --config {section.config} --games {deals} --seed {test['seed']} --seat {run.spec.seat}"
+        command = (f"lotr eval --config {section.config}{flags} --games {deals} --seed {test['seed']} "
+                   f"--seat {run.spec.seat}")
+    if thesis is None:
+        comparison = "no published figure to compare with"
+    elif test.get("seats"):
         if "seats" in thesis.params:  # each seat's published rate
             marks = {seat: published_count(row["win_rate"], row["interval"], row["games"])
                      for seat, row in thesis.params["seats"].items()}
@@ -304,6 +309,21 @@ def best_markdown(section: Section, run: StudyRun, best: Measured | None) -> lis
         f"`{command}`.",
         "",
     ]
+
+
+def option_flags(game, options: dict) -> str:
+    """The command-line flags of the game options that differ from their defaults (`` --full-scenario``)."""
+    flags = ""
+    for option in game.options:
+        value = options.get(option.name, option.default)
+        if value == option.default:
+            continue
+        flag = f"--{option.name.replace('_', '-')}"
+        if option.shorthand:
+            flags += f" {flag}" if option.type is bool else f" {flag} {value}"
+        else:
+            flags += f" --option {option.name}={str(value).lower() if option.type is bool else value}"
+    return flags
 
 
 def _claims(comparisons: list[Comparison | None], whose: str, source: str) -> list[str]:
