@@ -450,24 +450,6 @@ def test_the_best_agent_claim_needs_a_test_against_the_theses_count():
     assert "not run" in "\n".join(best_markdown(section, StudyRun(spec, None), None))
 
 
-def test_a_best_agent_section_without_a_published_figure_says_so_and_reproduces_its_options():
-    """search-full-hard plays the full scenario, which the thesis never did: no claim, and the command to
-    reproduce its test figure plays the same options."""
-    from agents.setup import Setup
-    from tuning.report_tables import best_markdown
-
-    spec = load_study(next(p for p in STUDIES if p.stem == "search-full-hard"))
-    section = next(s for s in all_sections() if s.key == "search-full-hard")
-    assert section.published_rows() == []
-    test = {"win_rate": 0.95, "wilson_95": [0.946, 0.954], "games": 10_000, "seed": 2000003}
-    validation = {"win_rate": 0.96, "wilson_95": [0.95, 0.97], "games": 2_000, "seed": 1000003}
-    best = Measured("search-full-hard", 3, "rule-full", False, dict(spec.options), {}, Setup.parse("rule-full"),
-                    0.96, 0.93, 0.98, 300, 0.001, chosen={"test": test, "validation": validation})
-    text = "\n".join(best_markdown(section, StudyRun(spec, [best]), best))
-    assert "no published figure to compare with" in text
-    assert "--config studies/best-full/agent.toml --full-scenario --games 10000 --seed 2000003" in text
-
-
 @pytest.mark.usefixtures("no_plots")
 def test_a_lost_store_leaves_the_best_agent_section_to_its_export(in_tmp, capsys):
     shipped = (Path(__file__).parent.parent / "studies" / "search-hard.toml").read_text()
