@@ -45,6 +45,11 @@ grace_period = 3
 """
 
 
+# A signal stops a run within 5 s on a quiet machine (README); at load 10 on 2 cores the same stop (the driver's 2.5 s,
+# then the workers killed and the record closed) took 5.8-6.7 s. 10 s still fails a stop that waits for a game of
+# LONG_GAMES (about 20 s quiet) or for the rest of a trial.
+PROMPT_STOP = 10
+
 def write_study(folder, name="f", budget=200, games=300, trials=6, validation=100):
     path = folder / f"{name}.toml"
     path.write_text(STUDY.format(name=name, budget=budget, games=games, trials=trials, validation=validation))
@@ -148,7 +153,7 @@ def test_a_signal_to_the_group_stops_every_worker_and_keeps_no_partial_trial(in_
     code, out, err = run.finish(30)
     stopped = time.monotonic() - sent
     assert code == 128 + signum, err
-    assert stopped < 5 and group_gone(run.pid), f"stopped after {stopped:.1f} s"
+    assert stopped < PROMPT_STOP and group_gone(run.pid), f"stopped after {stopped:.1f} s"
     last = err.strip().splitlines()[-1]
     assert f"interrupted ({signal.Signals(signum).name})" in last and f"resume with: lotr tune run {path}" in last
     trials = assert_record_is_true(url, "f", 300)
@@ -199,7 +204,7 @@ def test_a_worker_inside_a_long_game_is_killed_and_its_trial_failed_not_left_run
     code, _, err = run.finish(30)
     stopped = time.monotonic() - sent
     assert code == 130, err
-    assert stopped < 5 and group_gone(run.pid), f"stopped after {stopped:.1f} s"
+    assert stopped < PROMPT_STOP and group_gone(run.pid), f"stopped after {stopped:.1f} s"
     trials = assert_record_is_true(url, "long", 2)
     assert sum(t.state == TrialState.FAIL for t in trials) == 2
     assert "2 cut short or queued will run first" in err.strip().splitlines()[-1]
