@@ -307,7 +307,8 @@ def test_two_setups_are_compared_game_by_game_on_the_same_deals():
 
 def test_published_rows_have_one_row_per_table_cell():
     tuning_by_margin = {load_study(path).name for path in STUDIES if load_study(path).metrics == ("margin",)}
-    ours_only = {"openspiel-check", "loveletter-rl-selfplay"}  # OpenSpiel's bots, self-play: no published figure
+    ours_only = {"openspiel-check", "loveletter-rl-selfplay", "search-full-hard"}  # OpenSpiel's bots, self-play,
+    # the full scenario: no published figure
     for section in all_sections():
         if section.bounds:  # upper bounds: every setup they bound has published rows
             assert all(any(p.label == label for p in PUBLISHED) for label in section.bounds.values()), section.key
@@ -448,6 +449,24 @@ def test_the_best_agent_claim_needs_a_test_against_the_theses_count():
     assert "not above the thesis's best 95.30" in claim(0.955, 0.962)  # +0.55 points: p = 0.06, its games noisy too
     assert "--games 10000 --seed 2000003" in claim(0.955, 0.962)
     assert "not run" in "\n".join(best_markdown(section, StudyRun(spec, None), None))
+
+
+def test_a_best_agent_section_without_a_published_figure_says_so_and_reproduces_its_options():
+    """search-full-hard plays the full scenario, which the thesis never did: no claim, and the command to
+    reproduce its test figure plays the same options."""
+    from agents.setup import Setup
+    from tuning.report_tables import best_markdown
+
+    spec = load_study(next(p for p in STUDIES if p.stem == "search-full-hard"))
+    section = next(s for s in all_sections() if s.key == "search-full-hard")
+    assert section.published_rows() == []
+    test = {"win_rate": 0.95, "wilson_95": [0.946, 0.954], "games": 10_000, "seed": 2000003}
+    validation = {"win_rate": 0.96, "wilson_95": [0.95, 0.97], "games": 2_000, "seed": 1000003}
+    best = Measured("search-full-hard", 3, "rule-full", False, dict(spec.options), {}, Setup.parse("rule-full"),
+                    0.96, 0.93, 0.98, 300, 0.001, chosen={"test": test, "validation": validation})
+    text = "\n".join(best_markdown(section, StudyRun(spec, [best]), best))
+    assert "no published figure to compare with" in text
+    assert "--config studies/best-full/agent.toml --full-scenario --games 10000 --seed 2000003" in text
 
 
 @pytest.mark.usefixtures("no_plots")
