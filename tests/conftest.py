@@ -33,6 +33,16 @@ _ZONE_KEYWORDS = {
 }
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(items):
+    """Under ``-n 2 --dist loadgroup`` (the README's test command) the slow tests that start processes, servers or
+    signals run one after another on one worker, as on a machine of their own, beside the rest; a slow test marked
+    ``compute`` (slow only by what it computes) goes to whichever worker is free."""
+    for item in items:
+        if item.get_closest_marker("slow") and not item.get_closest_marker("compute"):
+            item.add_marker(pytest.mark.xdist_group("processes"))
+
+
 def make_state(
     difficulty: str = "hard",
     seed: int = 0,

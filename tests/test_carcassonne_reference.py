@@ -187,6 +187,7 @@ def test_features_and_legal_actions_agree_with_the_model():
 
 
 @pytest.mark.slow
+@pytest.mark.compute
 def test_features_and_legal_actions_agree_with_the_model_over_20000_random_turns():
     """Issue 32's scale: the farmer bug showed in 8 of 21,300 random-play turns."""
     turns = 0
