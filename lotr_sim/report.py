@@ -67,7 +67,9 @@ def _agent_against_limit(limit: dict) -> list[str]:
     agent, deals = limit["agent"], limit["deals"]
     (low, high), wins = limit["bounds"], agent["wins"]
     metrics = agent["metrics"]
-    stages = ", ".join(f"{n:,} in {stage}" for stage, n in metrics.get("losses_by_stage", {}).items()) or "none"
+    stages = ", ".join(f"{n:,} in {stage}" for stage, n in metrics.get("losses_by_stage", {}).items())
+    losses = (f"Its {deals - wins:,} losses: {metrics['lost_by_threat']:,} by threat, {metrics['lost_by_heroes']:,} "
+              f"by heroes; by the quest stage they reached: {stages}." if wins < deals else "It loses none.")
     return [f"### The honest agent against the limit: {limit.get('scenario', 'first quest')}, {limit['difficulty']}",
             "",
             f"`{agent['config']}` ({agent['setup']}) on the same {deals:,} deals: {wins:,} wins, "
@@ -76,6 +78,4 @@ def _agent_against_limit(limit: dict) -> list[str]:
                f"each win is a winning line, so the agent wins between {100 * wins / (high * deals):.1f}% and "
                f"{100 * wins / (low * deals):.1f}% of the winnable deals (its wins over the limit's upper and lower "
                f"bounds). ")
-            + f"{1000 * agent['mean_seconds_per_game']:.1f} ms a game. Its {deals - wins:,} losses: "
-            f"{metrics['lost_by_threat']:,} by threat, {metrics['lost_by_heroes']:,} by heroes; by the quest stage "
-            f"they reached: {stages}.", ""]
+            + f"{1000 * agent['mean_seconds_per_game']:.1f} ms a game. {losses}", ""]

@@ -146,3 +146,22 @@ def test_the_full_scenario_limit_sets_the_agent_against_it(capsys, tmp_path):
         "lost_by_threat"]
     text = "\n".join(limit_markdown(tmp_path))
     assert "| full scenario | hard | 4 (3) |" in text and "The honest agent against the limit: full scenario" in text
+
+
+def test_the_report_gives_the_honest_agents_losses_by_cause_and_stage_or_says_it_lost_none(tmp_path):
+    from lotr_sim.report import limit_markdown
+
+    limit = Limit("hard", 2000003, 10, 10, 0, 0, 0, 100_000, 5.0, 0.0, [], full_scenario=True)
+    for wins, by_stage, expected in ((8, {"Flies and Spiders": 1, "Beorn's Path": 1},
+                                      "Its 2 losses: 0 by threat, 2 by heroes; by the quest stage they reached: "
+                                      "1 in Flies and Spiders, 1 in Beorn's Path."),
+                                     (10, {}, "It loses none.")):
+        agent = {"config": "a.toml", "setup": "rule-full", "games": 10, "wins": wins, "wilson_95": [0.5, 1.0],
+                 "mean_seconds_per_game": 0.01, "metrics": {"lost_by_threat": 0, "lost_by_heroes": 10 - wins,
+                                                            "losses_by_stage": by_stage}}
+        (tmp_path / "limit-full-hard.json").write_text(json.dumps({**limit.__dict__, "agent": agent,
+                                                                   "scenario": limit.scenario,
+                                                                   "bounds": limit.bounds,
+                                                                   "interval": limit.interval}))
+        paragraph = next(line for line in limit_markdown(tmp_path) if line.startswith("`a.toml`"))
+        assert paragraph.endswith(f"10.0 ms a game. {expected}")
