@@ -37,7 +37,10 @@ def run(checkout: Path, arguments: list[str]) -> tuple[float, float]:
     """(win rate in percent, games per second) of one evaluation in ``checkout``."""
     env = {**os.environ, "PYTHONPATH": str(checkout)}
     done = subprocess.run([sys.executable, "-m", "tuning.cli", "eval", *arguments, "--workers", "1"], cwd=checkout,
-                          env=env, capture_output=True, text=True, check=True)
+                          env=env, capture_output=True, text=True)
+    if done.returncode:
+        last = (done.stderr.strip().splitlines() or ["no message"])[-1]
+        raise SystemExit(f"{checkout}: lotr eval {' '.join(arguments)} failed: {last}")
     found = RESULT.search(done.stdout)
     if found is None:
         raise SystemExit(f"{checkout}: no win rate and games/s in: {done.stdout[-500:]}")
@@ -51,6 +54,9 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=5)
     args = parser.parse_args()
     checkouts = {"old": args.old.resolve(), "new": args.new.resolve()}
+    for which, checkout in checkouts.items():
+        if not (checkout / "tuning" / "cli.py").is_file():
+            parser.error(f"{which} = {checkout} is not a checkout of this project (no tuning/cli.py)")
     speeds = {(name, which): [] for name, _, _ in CASES for which in checkouts}
     wins = {}
     for round_ in range(args.rounds + 1):  # round 0 compiles and is not counted
