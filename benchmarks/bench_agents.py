@@ -51,7 +51,8 @@ def full_scenario_speed(games: int) -> None:
     options = {"difficulty": "hard", "full_scenario": True}
     for name, setup in (("rule-full", Setup.uniform("rule-full")), ("studies/best-full", Setup.load(FULL_BEST))):
         result = evaluate_setup(setup, options=options, games=games, seed=0)
-        searched = ", ".join(f"{stage} {ms:.2f}" for stage, ms in result.ms_per_decision.items() if ms is not None and ms >= 0.005)
+        searched = ", ".join(f"{stage} {ms:.2f}" for stage, ms in result.ms_per_decision.items()
+                             if ms is not None and ms >= 0.005)
         low, high = result.wilson_95
         print(
             f"speed  full scenario, {name}, hard, {games} games: {1000 * result.mean_seconds_per_game:.2f} ms per "

@@ -26,6 +26,11 @@ class Param:
     help: str = ""
     shorthand: bool = False  # a game option: the command line also takes --<name> (LOTR's --difficulty)
 
+    @property
+    def flag(self) -> str:
+        """The command-line flag of a shorthand option: ``--full-scenario`` for ``full_scenario``."""
+        return f"--{self.name.replace('_', '-')}"
+
     def valid(self) -> str:
         if self.type is bool:
             return "true or false"

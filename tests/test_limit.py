@@ -153,8 +153,8 @@ def test_the_report_gives_the_honest_agents_losses_by_cause_and_stage_or_says_it
 
     limit = Limit("hard", 2000003, 10, 10, 0, 0, 0, 100_000, 5.0, 0.0, [], full_scenario=True)
     for wins, by_stage, expected in ((8, {"Flies and Spiders": 1, "Beorn's Path": 1},
-                                      "Its 2 losses: 0 by threat, 2 by heroes; by the quest stage they reached: "
-                                      "1 in Flies and Spiders, 1 in Beorn's Path."),
+                                      ("Its 2 losses: 0 by threat, 2 by heroes; by the quest stage they reached: "
+                                       "1 in Flies and Spiders, 1 in Beorn's Path.")),
                                      (10, {}, "It loses none.")):
         agent = {"config": "a.toml", "setup": "rule-full", "games": 10, "wins": wins, "wilson_95": [0.5, 1.0],
                  "mean_seconds_per_game": 0.01, "metrics": {"lost_by_threat": 0, "lost_by_heroes": 10 - wins,

@@ -65,12 +65,11 @@ def _add_setup_arguments(command: argparse.ArgumentParser) -> None:
     command.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
                          help="a game option, e.g. difficulty=easy (repeatable)")
     for game, option in _shorthands():
-        flag = f"--{option.name.replace('_', '-')}"
         what = f"{game}: {option.help} (--option {option.name}=...)"
         if option.type is bool:
-            command.add_argument(flag, dest=f"option_{option.name}", action="store_true", help=what)
+            command.add_argument(option.flag, dest=f"option_{option.name}", action="store_true", help=what)
         else:
-            command.add_argument(flag, dest=f"option_{option.name}", help=what, metavar=option.name.upper(),
+            command.add_argument(option.flag, dest=f"option_{option.name}", help=what, metavar=option.name.upper(),
                                  type=_choice(option.name, option.choices) if option.choices else str)
 
 

@@ -318,9 +318,8 @@ def option_flags(game, options: dict) -> str:
         value = options.get(option.name, option.default)
         if value == option.default:
             continue
-        flag = f"--{option.name.replace('_', '-')}"
         if option.shorthand:
-            flags += f" {flag}" if option.type is bool else f" {flag} {value}"
+            flags += f" {option.flag}" if option.type is bool else f" {option.flag} {value}"
         else:
             flags += f" --option {option.name}={str(value).lower() if option.type is bool else value}"
     return flags
