@@ -17,7 +17,7 @@ from numba.typed import Dict
 
 from agents.evaluation import evaluate_setup, play_side
 from agents.search import compiled
-from agents.setup import Setup
+from agents.setup import Setup, parse_assignment
 from gamecore.errors import SpecError
 from gamecore.params import positive_int, seed_int
 from gamecore.stats import wilson_interval
@@ -208,9 +208,11 @@ def perfect_information_limit(difficulty: str, deals: int, seed: int, nodes: int
 
 
 def arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--difficulty", choices=L.DIFFICULTIES, default="hard")
+    parser.add_argument("--difficulty", choices=L.DIFFICULTIES, help="the game option difficulty (default: hard)")
     parser.add_argument("--full-scenario", action="store_true",
                         help="all three quest stages (the game option full_scenario; default: the first quest)")
+    parser.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
+                        help="a game option, e.g. full_scenario=true (repeatable; the limit plays the corrected rules)")
     parser.add_argument("--deals", type=positive_int, default=1000)
     parser.add_argument("--seed", type=seed_int, default=0)
     parser.add_argument("--nodes", type=positive_int, default=NODES, help="decisions searched per deal before giving up")
@@ -222,7 +224,26 @@ def arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", help="also write the JSON result to this file (lotr report reads docs/limit-*.json)")
 
 
+def _options(args) -> dict:
+    """The game options of --option, --difficulty and --full-scenario, checked; SpecError unless the rules are the
+    corrected ones (the searches here play them only)."""
+    options = dict(parse_assignment(text) for text in args.option)
+    if args.difficulty:
+        options["difficulty"] = args.difficulty
+    if args.full_scenario:
+        options["full_scenario"] = True
+    options = GAME.check_options(options, "--option")
+    if options["rules"] != "corrected":
+        raise SpecError(f"--option rules={options['rules']}: the limit plays the corrected rules only")
+    return options
+
+
 def run(args) -> int:
+    try:
+        options = _options(args)
+    except SpecError as error:
+        print(f"lotr limit: {error}", file=sys.stderr)
+        return 2
     if args.agent:
         try:
             if Setup.load(args.agent).game.name != "lotr":
@@ -230,8 +251,9 @@ def run(args) -> int:
         except (SpecError, OSError) as error:
             print(f"lotr limit: --agent: {error}", file=sys.stderr)
             return 2
-    limit = perfect_information_limit(args.difficulty, args.deals, args.seed, args.nodes, args.workers,
-                                      progress=not args.json, full_scenario=args.full_scenario, agent=args.agent)
+    limit = perfect_information_limit(options["difficulty"], args.deals, args.seed, args.nodes, args.workers,
+                                      progress=not args.json, full_scenario=options["full_scenario"],
+                                      agent=args.agent)
     data = json.dumps({**asdict(limit), "scenario": limit.scenario, "bounds": limit.bounds, "interval": limit.interval})
     print(data if args.json else limit.report())
     if args.out:

@@ -165,3 +165,20 @@ def test_the_report_gives_the_honest_agents_losses_by_cause_and_stage_or_says_it
                                                                    "interval": limit.interval}))
         paragraph = next(line for line in limit_markdown(tmp_path) if line.startswith("`a.toml`"))
         assert paragraph.endswith(f"10.0 ms a game. {expected}")
+
+
+def test_the_limit_takes_its_game_options_as_everywhere_else(capsys):
+    """``--option full_scenario=true`` and ``--option difficulty=medium`` are the shorthands' options; the published
+    rules, which the limit's searches do not play, are refused in one line."""
+    def limit(*flags):
+        code, stdout, err = run_cli(capsys, "lotr", "limit", *flags, "--deals", "3", "--seed", "3", "--nodes", "50",
+                                    "--json")
+        return code, (json.loads(stdout) if code == 0 else err)
+
+    _, by_option = limit("--option", "full_scenario=true", "--option", "difficulty=medium")
+    _, by_flag = limit("--full-scenario", "--difficulty", "medium")
+    assert by_option["full_scenario"] and by_option["difficulty"] == "medium"
+    assert ({k: v for k, v in by_option.items() if not k.startswith("seconds")}
+            == {k: v for k, v in by_flag.items() if not k.startswith("seconds")})
+    code, err = limit("--option", "rules=published")
+    assert code == 2 and err.strip() == "lotr limit: --option rules=published: the limit plays the corrected rules only"
