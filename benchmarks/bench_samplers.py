@@ -1,7 +1,7 @@
 """Samplers compared on one noisy game objective: the best validated win rate against trials, over sampler seeds.
 
 Run: python benchmarks/bench_samplers.py [--trials 30] [--seeds 5] [--games 200] [--validation-games 2000]
-     [--samplers tpe hyperopt random gp cmaes] [--workers 2] [--out docs/samplers.json]
+     [--samplers tpe hyperopt random gp cmaes] [--workers 2] [--out docs/samplers.json] [--resume]
 
 Each sampler (``tuning.samplers``: Optuna's TPE, Hyperopt's TPE, random
 search, Optuna's GP and CMA-ES) searches ``studies/mcts-hpo.toml``'s space
@@ -14,7 +14,9 @@ win rate so far) is played on the same ``--validation-games`` validation deals
 figure a researcher gets by choosing after k trials. Runs of (sampler, seed)
 go to ``--workers`` processes, seed after seed. The result (every trial,
 every incumbent's validated rate) is written to ``--out`` after each run; ``lotr report`` draws it and writes
-its section (``tuning.sampler_comparison``).
+its section (``tuning.sampler_comparison``). ``--resume`` keeps the runs an
+interrupted benchmark wrote to ``--out`` (when its scale is the same) and runs
+only the others.
 """
 
 from __future__ import annotations
@@ -96,30 +98,54 @@ def main() -> None:
                         choices=[name for name in SAMPLERS if name != "grid"])
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--out", default="docs/samplers.json")
+    parser.add_argument("--resume", action="store_true", help="keep the finished runs of an interrupted --out")
     args = parser.parse_args()
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     spec = load_study(STUDY)
-    warm_up(spec.setup, spec.trial_options({}))
+    runs = finished_runs(args, spec) if args.resume else []
+    done = {(r["sampler"], r["seed"]) for r in runs}
+    planned = [(sampler, seed) for seed in range(args.seeds) for sampler in args.samplers]
     jobs = [(sampler, seed, args.trials, args.games, args.validation_games)
-            for seed in range(args.seeds) for sampler in args.samplers]
-    start = time.perf_counter()
-    runs: list[dict] = []
+            for sampler, seed in planned if (sampler, seed) not in done]
+    print(f"{len(jobs)} of {len(planned)} runs to go", flush=True)
+    if not jobs:
+        return
+    warm_up(spec.setup, spec.trial_options({}))
+    start = time.perf_counter() - 60 * (json.loads(Path(args.out).read_text())["minutes"] if runs else 0)
     with multiprocessing.get_context("spawn").Pool(args.workers) as pool:
         for result in pool.imap_unordered(run, jobs):
             runs.append(result)
             print(f"{result['sampler']:8} seed {result['seed']}: best validated {100 * result['validated'][-1]:.1f}% "
                   f"after {len(result['validated'])} trials ({result['seconds']:.0f} s)", flush=True)
-            write(args, spec, runs, len(jobs), (time.perf_counter() - start) / 60)
+            write(args, spec, runs, len(planned), (time.perf_counter() - start) / 60)
     print(f"wrote {args.out} in {(time.perf_counter() - start) / 60:.1f} minutes")
+
+
+def scale(args: argparse.Namespace, spec: StudySpec) -> dict:
+    """What makes two benchmarks' runs comparable: trials, deals and their seeds."""
+    return {"study": STUDY.name, "trials": args.trials, "games": args.games,
+            "validation_games": args.validation_games, "validation_seed": spec.validation_seed,
+            "search_seed": spec.seed}
+
+
+def finished_runs(args: argparse.Namespace, spec: StudySpec) -> list[dict]:
+    """The runs an interrupted benchmark wrote to ``--out``; a file of another scale is refused in one line."""
+    path = Path(args.out)
+    if not path.exists():
+        return []
+    written = json.loads(path.read_text())
+    differing = [key for key, value in scale(args, spec).items() if written.get(key) != value]
+    if differing:
+        raise SystemExit(f"--resume: {path} was written at another scale ({', '.join(differing)} differ); "
+                         f"give a new --out or the same options")
+    return [r for r in written["runs"] if r["sampler"] in args.samplers and r["seed"] < args.seeds]
 
 
 def write(args: argparse.Namespace, spec: StudySpec, runs: list[dict], jobs: int, minutes: float) -> None:
     """The result so far (after each run, so that a run stopped early keeps the runs it finished)."""
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text(json.dumps({
-        "study": STUDY.name, "trials": args.trials, "seeds": args.seeds, "games": args.games,
-        "validation_games": args.validation_games, "validation_seed": spec.validation_seed, "search_seed": spec.seed,
-        "workers": args.workers, "minutes": round(minutes, 1), "runs_planned": jobs,
+        **scale(args, spec), "seeds": args.seeds, "workers": args.workers, "minutes": round(minutes, 1), "runs_planned": jobs,
         "runs": sorted(runs, key=lambda r: (args.samplers.index(r["sampler"]), r["seed"]))}, indent=1) + "\n")
 
 if __name__ == "__main__":

@@ -563,3 +563,28 @@ def test_the_sampler_comparison_is_a_section_with_its_figure_when_its_result_is_
     assert "| cmaes | 52.0 [50.0, 54.0] | 52.0 [50.0, 54.0] | 52.0 [50.0, 54.0] | 1 |" in lines
     assert any("the order of the means is cmaes, tpe" in line for line in lines)
     assert (tmp_path / "figures" / "samplers.png").is_file() and "![samplers](figures/samplers.png)" in lines
+
+
+def test_an_interrupted_sampler_comparison_resumes_its_finished_runs_and_refuses_another_scale(tmp_path):
+    """``bench_samplers.py --resume`` keeps the runs ``--out`` holds at the same scale and plays only the others;
+    a file written at another scale is refused in one line, never mixed in."""
+    import json
+    import subprocess
+    import sys
+
+    script = Path(__file__).resolve().parent.parent / "benchmarks" / "bench_samplers.py"
+    out = tmp_path / "samplers.json"
+    scale = {"study": "mcts-hpo.toml", "trials": 3, "games": 5, "validation_games": 7, "validation_seed": 1000003,
+             "search_seed": 0}
+    kept = {"sampler": "random", "seed": 0, "search_seconds": 1.0, "validated": [0.5, 0.5, 0.5]}
+    out.write_text(json.dumps({**scale, "seeds": 1, "workers": 1, "minutes": 0.1, "runs": [kept]}))
+    command = [sys.executable, str(script), "--trials", "3", "--games", "5", "--validation-games", "7",
+               "--seeds", "1", "--samplers", "random", "--out", str(out), "--resume"]
+    done = subprocess.run(command, capture_output=True, text=True, check=False)
+    assert done.returncode == 0 and "0 of 1 runs to go" in done.stdout
+    assert json.loads(out.read_text())["runs"] == [kept]
+    other = subprocess.run([*command[:3], "4", *command[4:]], capture_output=True, text=True, check=False)
+    assert other.returncode != 0
+    assert other.stderr.strip().splitlines() == [
+        f"--resume: {out} was written at another scale (trials differ); give a new --out or the same options"]
+    assert json.loads(out.read_text())["runs"] == [kept]
