@@ -98,6 +98,7 @@ NONE = -1
 K0, K1, CHILD, SIBLING, VISITS, AVAIL, MOVER, AMAF = range(8)
 FINAL_MOST_VISITS = 0
 PLAYOUT_MOVES = 1024  # MCTS-RAVE: the moves of a playout credited as first (a longer playout's later moves are not)
+REDRAWS = 32  # an honest world drawn again at most this often while the opponent model rejects it
 
 _COMPILED: dict[str, types.ModuleType] = {}
 
@@ -246,6 +247,23 @@ def _build(game: types.ModuleType) -> types.ModuleType:
             """-1: the game has no trained networks to value a state."""
             return -1.0
 
+    if hasattr(game, "net_plausible"):
+        @kernel
+        def honest_world(D, src, searcher, nets, rs):
+            """``src`` with what ``searcher`` cannot see re-drawn, into ``D``; drawn again while the net table's
+            model of the opponent finds the world implausible (at most ``REDRAWS`` draws, the last one stands)."""
+            for _ in range(REDRAWS):
+                game.copy(D, src)
+                game.determinize(D, searcher, rs)
+                if game.net_plausible(D, nets):
+                    return
+    else:
+        @kernel
+        def honest_world(D, src, searcher, nets, rs):
+            """``src`` with what ``searcher`` cannot see re-drawn, into ``D``."""
+            game.copy(D, src)
+            game.determinize(D, searcher, rs)
+
     @kernel
     def best_available(T, V, W, node, D, row, nets, rs, c, act, scratch, err):
         """Count availability of ``node``'s children in ``D``; return the best by UCB1 (NONE if none), the
@@ -379,9 +397,10 @@ def _build(game: types.ModuleType) -> types.ModuleType:
             return
         values[:] = 0.0
         for _ in range(playouts):
-            game.copy(work, S)
             if row[ORACLE] == 0:
-                game.determinize(work, searcher, rs)
+                this.honest_world(work, S, searcher, nets, rs)
+            else:
+                game.copy(work, S)
             n_moves, value = this.play_out(work, policy, nets, rs, act, err, scratch, moves, row[LEAF] == LEAF_VALUE)
             this.outcome_of(work, value, margin, outcome)
             if moves.shape[0] > 0:
@@ -405,7 +424,7 @@ def _build(game: types.ModuleType) -> types.ModuleType:
         playout policy's choice first."""
         root = S.copy()
         if row[ORACLE] == 0:
-            game.determinize(root, game.to_move(S), rs)
+            this.honest_world(root, S, game.to_move(S), nets, rs)
         keys = np.empty((game.MAX_CANDIDATES, 2), np.int64)
         n_keys = game.root_candidates(root, row, rs, keys, attempts, scratch, err)
         return root, keys, this.order_root(root, row, nets, rs, keys, n_keys, act, scratch, err)
@@ -437,9 +456,10 @@ def _build(game: types.ModuleType) -> types.ModuleType:
         next_root_key = 0
         path = np.empty(iterations + 2, np.int64)
         for _ in range(iterations):
-            game.copy(D, root)
             if honest:
-                game.determinize(D, searcher, rs)
+                this.honest_world(D, root, searcher, nets, rs)
+            else:
+                game.copy(D, root)
             node = ROOT
             depth = 0
             path[0] = ROOT
@@ -499,9 +519,10 @@ def _build(game: types.ModuleType) -> types.ModuleType:
         for i in range(n if n > 1 else 0):
             total = 0.0
             for _ in range(per_candidate):
-                game.copy(D, root)
                 if honest:
-                    game.determinize(D, searcher, rs)
+                    this.honest_world(D, root, searcher, nets, rs)
+                else:
+                    game.copy(D, root)
                 game.key_action(keys[i, 0], keys[i, 1], act)
                 game.apply(D, act, err)
                 this.leaf_values(D, row, 1, searcher, nets, rs, work, act, err, scratch, values, outcome, no_tree)
@@ -584,7 +605,8 @@ def _build(game: types.ModuleType) -> types.ModuleType:
             if active[i]:
                 waiting[i] = this.play_compiled_roles(states[i], rows, rs[i], act, err, scratch, role_ticks, decisions)
 
-    for function in (payoff, net_buffers, policy_action, state_value, best_available, untried_action, order_root,
+    for function in (payoff, net_buffers, policy_action, state_value, honest_world, best_available, untried_action,
+                     order_root,
                      play_out, outcome_of, credit_amaf, leaf_values, buffers, prepared_root, mcts_decide,
                      flat_mc_decide, decide, seed_agents, play_compiled_roles, deal, play_games, advance_batch):
         setattr(this, function.__name__, function)

@@ -46,6 +46,10 @@ the game's flat ``int64`` state, which the search and the harness
 - optionally, with those, ``net_value(S, nets)``: a trained network's chance
   of a win from ``S`` for the player to move, -1 where none values ``S``; a
   search with ``leaf = "value"`` stops its playouts there;
+- optionally, with those, ``net_plausible(S, nets)``: whether the table's
+  model of the opponent (Love Letter's DP player) would have made his moves
+  in the determinized world ``S``; an honest search draws a world it
+  rejects again (``agents.search.REDRAWS``);
 - for learning agents and the environments (``Game.encoders``,
   ``Game.action_spaces``): ``encode(S, encoding, player, out)`` fills the
   float vector ``out`` with encoder number ``encoding`` of what ``player``
@@ -257,7 +261,8 @@ KERNELS = {  # name -> parameters, as the module docstring describes them
     "is_candidate": "S, act, row, scratch, err", "canonicalize": "S, act", "reduced_out": "S, act, row",
     "workspace": "", "sample_candidate": "S, rs, act, ws, scratch, err",
 }
-OPTIONAL_KERNELS = {"margin": "S, player", "net_action": "S, nets, act, scratch", "net_value": "S, nets"}
+OPTIONAL_KERNELS = {"margin": "S, player", "net_action": "S, nets, act, scratch", "net_value": "S, nets",
+                    "net_plausible": "S, nets"}
 ENCODING_KERNELS = {"encode": "S, encoding, player, out"}
 ACTION_SPACE_KERNELS = {"action_mask": "S, space, mask", "decode": "S, space, index, act, scratch, work"}
 

@@ -152,6 +152,10 @@ GAME = Game(
                          help="the opponent's moves in the playouts: the playout policy, or the DP player's table "
                               "played from each determinized world's hands (loveletter_sim/dp_playout.py)"),
                    Param("own_playout", str, "playout", choices=("playout", "dp"),
-                         help="the searcher's own moves in the playouts: the playout policy, or the DP table")),
+                         help="the searcher's own moves in the playouts: the playout policy, or the DP table"),
+                   Param("opponent_belief", str, "uniform", choices=("uniform", "dp"),
+                         help="the opponent's card in the determinized worlds: drawn uniformly from the unseen "
+                              "copies, or only where the DP player would have made the opponent's last move "
+                              "(loveletter_sim/dp_playout.py)")),
     search_table="loveletter_sim.dp_playout:packed_plays",
 )

@@ -12,7 +12,9 @@ What each player knows of the other's card (``docs/loveletter-rules.md``):
 card leaves the hand; ``NOT_HELD[p]`` the values p's failed Guard guesses
 ruled out, until the other's hand changes. ``determinize`` re-draws the
 opponent's card, the set-aside card and the deck order from what the player
-sees: his hand, every card played or discarded, and that knowledge.
+sees: his hand, every card played or discarded, and that knowledge. Each
+player's last move is kept with what he saw when he made it (``MOVE``), for
+a model of him to read his card from (``dp_playout.net_plausible``).
 """
 
 import numpy as np
@@ -42,7 +44,12 @@ ASIDE_TAKEN = NOT_HELD + 2  # the set-aside card was drawn by a Prince on an emp
 TURNS = ASIDE_TAKEN + 1
 VIEWER = TURNS + 1  # the player a copy was determinized for (its searcher), NOBODY in a dealt game
 ENDING = VIEWER + 1  # how the game ended: KNOCK_OUT (or not over), HIGHER_CARD or EQUAL_CARDS (then discards)
-STATE_SIZE = ENDING + 1
+MOVE = ENDING + 1  # per player: his last move, card * 100 + guess * 10 + target, while he still holds the card
+# he kept (0 once his hand changed: a Prince or a King); what a model of him can infer his card from
+MOVE_SEEN = MOVE + 2  # per player: the copies seen when he made it, packed (``seen_before``)
+MOVE_VIEW = MOVE_SEEN + 2  # per player: his knowledge of the other's card, the other's of his (x 9), and the
+# other's protection (x 81) when he made it
+STATE_SIZE = MOVE_VIEW + 2
 
 ACTION_SIZE = 3  # card, target, guess
 N_PLAYERS = 2
@@ -95,9 +102,31 @@ def discard(S, player, card):
 
 @kernel
 def forget(S, player):
-    """``player``'s hand changed: the other player no longer knows anything of it."""
+    """``player``'s hand changed: the other player no longer knows anything of it, nor can he read it from
+    ``player``'s last move."""
     S[KNOWN + 1 - player] = 0
     S[NOT_HELD + 1 - player] = 0
+    S[MOVE + player] = 0
+
+
+@kernel
+def remember_move(S, player, card, target, guess):
+    """Record ``player``'s move and what he saw when he made it (``MOVE``, ``MOVE_SEEN``, ``MOVE_VIEW``)."""
+    seen = 0
+    for value in range(N_VALUES, 0, -1):
+        seen = seen * (COPIES[value] + 1) + S[SEEN + value]
+    S[MOVE + player] = card * 100 + guess * 10 + target
+    S[MOVE_SEEN + player] = seen
+    S[MOVE_VIEW + player] = S[KNOWN + player] + 9 * S[KNOWN + 1 - player] + 81 * S[PROTECTED + 1 - player]
+
+
+@kernel
+def seen_before(S, player, value):
+    """The copies of ``value`` seen when ``player`` made his last move (``MOVE_SEEN`` unpacked)."""
+    seen = S[MOVE_SEEN + player]
+    for lower in range(1, value):
+        seen //= COPIES[lower] + 1
+    return seen % (COPIES[value] + 1)
 
 
 @allocating
@@ -232,6 +261,7 @@ def apply(S, act, err):
         return code
     me, you = S[TO_MOVE], 1 - S[TO_MOVE]
     card, target, guess = act[0], act[1], act[2]
+    remember_move(S, me, card, target, guess)
     take(S, me, card)
     discard(S, me, card)
     S[TURNS] += 1
@@ -273,6 +303,7 @@ def apply(S, act, err):
         give(S, you, kept)
         S[KNOWN + me], S[KNOWN + you] = kept, theirs
         S[NOT_HELD + me], S[NOT_HELD + you] = 0, 0
+        S[MOVE + me], S[MOVE + you] = 0, 0
     elif card == PRINCESS:
         lose(S, me)
     if S[WINNER] == NOBODY:
@@ -326,9 +357,10 @@ def draw_from(counts, rs, ruled_out):
 @allocating
 def determinize(S, player, rs):
     """Re-draw what ``player`` cannot see, uniformly among the deals consistent with what he knows: the
-    other's card (his known card, else one not ruled out, in proportion to the unseen copies), the card
-    the other has just drawn if it is his turn, then the set-aside card and the deck order. The copy records
-    ``player`` (``VIEWER``): a search's model of the opponent plays for the other one (``net_action``)."""
+    other's card (his known card, else one not ruled out, in proportion to the unseen copies; in the other's
+    first hand slot), the card the other has just drawn if it is his turn (the second slot), then the
+    set-aside card and the deck order. The copy records ``player`` (``VIEWER``): a search's model of the
+    opponent plays for the other one (``net_action``) and may reject the world (``net_plausible``)."""
     you = 1 - player
     S[VIEWER] = player
     counts = np.zeros(N_VALUES + 1, np.int64)
@@ -523,5 +555,5 @@ def sample_candidate(S, rs, act, ws, scratch, err):
     return True
 
 
-from loveletter_sim.dp_playout import NET_WORK, net_action  # noqa: F401  (the DP player as a search's opponent)
+from loveletter_sim.dp_playout import NET_WORK, net_action, net_plausible  # noqa: F401  (the DP player as a model)
 from loveletter_sim.encoding import DECODE_WORK, action_mask, decode, encode  # noqa: F401  (the learning interface)

@@ -34,7 +34,8 @@ def test_the_monte_carlo_player_is_flat_mc_with_the_budget_for_each_option():
     assert "mc" in agent_names("loveletter") and "mc" not in agent_names("lotr")
     spec = AgentSpec.make("mc", game="loveletter")
     assert spec.as_dict() == {"budget": 1000, "playout": "random", "opponent_playout": "playout",
-                              "own_playout": "playout", "budget_per": "action", "reward": "outcome"}
+                              "own_playout": "playout", "opponent_belief": "uniform", "budget_per": "action",
+                              "reward": "outcome"}
     row = spec.row()
     assert row[BUDGET] == 1000 and row[BUDGET_PER] == BUDGET_PER_ACTION
     assert AgentSpec.make("flat-mc", game="loveletter")["budget_per"] == "decision"  # flat-mc keeps its default

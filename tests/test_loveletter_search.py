@@ -1,4 +1,5 @@
-"""A search's model of its opponent on Love Letter: ``opponent_playout = "dp"`` (``loveletter_sim/dp_playout.py``)."""
+"""A search's model of its opponent on Love Letter: ``opponent_playout = "dp"`` and ``opponent_belief = "dp"``
+(``loveletter_sim/dp_playout.py``)."""
 
 from __future__ import annotations
 
@@ -52,7 +53,8 @@ def test_a_search_with_the_dp_opponent_decides_from_what_the_player_sees_only():
     """The conformance suite's honesty check with the opponent modelled by the DP table."""
     game = gamecore.load("loveletter")
     search = compiled(K)
-    for agent, params in (("mcts", {"ppn": 4}), ("flat-mc", {})):
+    for agent, params in (("mcts", {"ppn": 4}), ("flat-mc", {}), ("mcts", {"ppn": 4, "opponent_belief": "dp"}),
+                          ("flat-mc", {"own_playout": "dp", "opponent_belief": "dp"})):
         row = AgentSpec.make(agent, game=game, budget=64, opponent_playout="dp", **params).row()
         assert len(row) > 1_000_000  # the table rides at the end of the row
         differ = []
@@ -67,3 +69,39 @@ def test_a_search_with_the_dp_opponent_decides_from_what_the_player_sees_only():
             if not np.array_equal(*choices):
                 differ.append(k)
         assert not differ, f"{agent}: states {differ}: another decision on a state differing only in hidden cards"
+
+
+def dp_games(games: int):
+    """The decision states of ``games`` games of the DP player against itself."""
+    player, err = DPPlayer("first", None), np.zeros(4, np.int64)
+    for game in range(games):
+        S = np.zeros(K.STATE_SIZE, np.int64)
+        K.deal_game(S, np.uint64(game), np.zeros(0, np.int64))
+        while not K.is_over(S):
+            yield S.copy()
+            K.apply(S, player.play(S), err)
+
+
+def test_the_dp_belief_keeps_every_true_world_of_dp_play_and_rejects_others():
+    """Against the DP player the real deal is always a world its last move allows (the belief never rules out
+    the truth); drawn worlds are rejected often (what the moves say), and never by a row that asks for no
+    belief."""
+    belief = (packed_plays({"opponent_playout": "dp", "opponent_belief": "dp"}), np.empty(0))
+    uniform = (packed_plays({"opponent_playout": "dp"}), np.empty(0))
+    truths = drawn = rejected = 0
+    for k, S in enumerate(dp_games(200)):
+        me, you = int(S[K.TO_MOVE]), 1 - int(S[K.TO_MOVE])
+        if S[K.MOVE + you] == 0:
+            continue
+        truth = S.copy()  # the real deal seen by the player to move: the opponent's card in his first slot
+        truth[K.VIEWER] = me
+        truth[K.HAND + 2 * you], truth[K.HAND + 2 * you + 1] = S[K.HAND + 2 * you] + S[K.HAND + 2 * you + 1], 0
+        assert K.net_plausible(truth, belief), f"state {k}: the true world rejected"
+        truths += 1
+        for j in range(5):
+            world = S.copy()
+            K.determinize(world, me, np.array([mix64(np.uint64(1000 * k + j))], np.uint64))
+            drawn += 1
+            rejected += not K.net_plausible(world, belief)
+            assert K.net_plausible(world, uniform)
+    assert truths > 500 and 0.2 * drawn < rejected < 0.7 * drawn
