@@ -22,6 +22,8 @@ REASONS = {  # why a row of ours may differ from the published one (a study's re
     "published-mcts": "the published search is played from its code at its last commit (2022; "
                       "docs/lotr-published-rules.md, where each remaining difference is traced); the thesis's runs "
                       "may predate it",
+    "published-rl": "the published RL figures are the best training moving averages; ours are "
+                    "evaluations, after training, on deals the training never saw",
 }
 REFERENCES = {"rules_random": ("RULES.md", RULES_RANDOM)}  # the random agent under the corrected rules, by difficulty
 

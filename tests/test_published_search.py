@@ -1,6 +1,7 @@
 """``published-mcts``: the thesis's MCTS as its published code ran it (lotr_sim/published_search.py), an ORACLE;
 ``published-mcts-2021``: the same search on redrawn deck orders, honest."""
 
+import re
 from pathlib import Path
 
 import numpy as np
@@ -108,3 +109,37 @@ def test_the_published_rules_section_sets_ours_under_both_rules_beside_the_thesi
     assert "`random-baseline`: win % [95% CI] (games)" in table[0] and "RULES.md" in table[0]
     hard = next(row for row in table if row.startswith("| hard"))
     assert hard.count("(400)") == 2 and "4.53 ± 0.13 (Table 3.2)" in hard and "| 4.25 |" in hard
+
+
+@pytest.mark.slow
+def test_a_published_section_sets_the_honest_corrected_row_beside_it_not_the_oracle_one(in_tmp, capsys):
+    """Figure 6.2 under the published rules: each row (setup as the thesis names it, reduction, ppn) has beside it
+    the corrected game's honest search of the same row (``mcts-ppn``), never its ORACLE row, whose key is the same."""
+    def study(name: str) -> Path:
+        text = (Path(__file__).parent.parent / "studies" / f"{name}.toml").read_text()
+        text = text.replace("games = 1000", "games = 200").replace("budget = 200", "budget = 20")
+        path = in_tmp / f"{name}.toml"
+        path.write_text(re.sub(r"ppn = \{ choice = \[[0-9, ]+\] \}", "ppn = { choice = [20] }", text))
+        return path
+
+    corrected, published = study("mcts-ppn"), study("mcts-ppn-published")
+    for path in (corrected, published):
+        run_study(load_study(path))
+    code, _, err = run_cli(capsys, "report", str(corrected), str(published), "--out", "docs/results.md")
+    assert code == 0, err
+    text = (in_tmp / "docs" / "results.md").read_text()
+
+    def rows(title: str) -> list[list[str]]:
+        table = text[text.index(title):].split("\n\n")[2].splitlines()
+        return [[cell.strip() for cell in row.strip("|").split("|")] for row in table[2:]]
+
+    corrected_rows = rows("## Playouts per node at budget 200, random-mcts-mcts")
+    honest = {(row[1], row[2]): row[3] for row in corrected_rows if row[0] == "honest"}
+    oracle = {(row[1], row[2]): row[3] for row in corrected_rows if row[0] == "ORACLE"}
+    assert all(honest[key] != oracle[key] for key in (("on", "20"), ("off", "20")))
+    published_rows = [row for row in rows("## Playouts per node at budget 200 under the published rules")
+                      if row[3] != "-"]  # not the thesis's peak alone
+    assert sorted((row[0], row[1], row[2]) for row in published_rows) == [("random-mcts-mcts", r, "20")
+                                                                          for r in ("off", "on")]
+    for row in published_rows:
+        assert row[5] == honest[row[1], row[2]], row  # ours, ms/game, then the corrected game's honest row

@@ -30,8 +30,8 @@ def _lines(axes, trials: list[Measured], x: str, group: Callable[[Measured], str
     for name in sorted({group(m) for m in trials}):
         points = sorted(((m.value(x), m) for m in trials if group(m) == name), key=lambda point: point[0])
         xs = [v for v, _ in points]
-        below = [100 * (m.win_rate - m.low) for _, m in points]
-        above = [100 * (m.high - m.win_rate) for _, m in points]
+        below = [100 * max(0.0, m.win_rate - m.low) for _, m in points]  # 0 where rounding puts a bound past it
+        above = [100 * max(0.0, m.high - m.win_rate) for _, m in points]
         axes.errorbar(xs, [100 * m.win_rate for _, m in points], yerr=[below, above], capsize=3, marker="o", label=name)
 
 
