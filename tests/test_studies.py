@@ -588,3 +588,19 @@ def test_an_interrupted_sampler_comparison_resumes_its_finished_runs_and_refuses
     assert other.stderr.strip().splitlines() == [
         f"--resume: {out} was written at another scale (trials differ); give a new --out or the same options"]
     assert json.loads(out.read_text())["runs"] == [kept]
+
+
+def test_the_sampler_comparison_judges_each_sampler_against_random_search_over_its_seeds():
+    """A difference of means with a Welch interval over the seeds: a sampler above random search in every seed
+    is named above it, one within the seeds' spread is not; with no difference at all, the section says so."""
+    import numpy as np
+
+    from tuning.sampler_comparison import against_baseline
+
+    curves = {"random": np.array([[0.70], [0.72], [0.71]]), "tpe": np.array([[0.78], [0.80], [0.79]]),
+              "gp": np.array([[0.69], [0.73], [0.72]])}
+    (_, line) = against_baseline(curves, 1)
+    assert "tpe +8.0 [" in line and line.endswith("So above it: tpe.")
+    (_, line) = against_baseline({"random": curves["random"], "gp": curves["gp"]}, 1)
+    assert "no sampler differs from random search" in line
+    assert against_baseline({"tpe": curves["tpe"]}, 1) == []
