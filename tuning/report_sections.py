@@ -44,9 +44,12 @@ class Section:
     as_published: bool = False  # setups shown as the published setup they reproduce (Game.report_label)
     beside: str = ""  # another section whose trial of the same row is shown beside ours
 
-    def ours(self, m: Measured) -> tuple:
+    def ours(self, m: Measured, values: dict | None = None) -> tuple:
+        """A trial's row key: its values in this section's columns (``values``: the constant columns of the
+        section the trial comes from, this one's by default)."""
+        values = self.values if values is None else values
         return tuple(imported(self.game.report_label)(m.label) if name == "setup" and self.as_published
-                     else column_of(m, name, self.values.get(m.study, {})) for name in self.columns)
+                     else column_of(m, name, values.get(m.study, {})) for name in self.columns)
 
     def theirs(self, p: Published) -> tuple:
         return tuple(published_column(p, name) for name in self.columns)

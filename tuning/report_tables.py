@@ -116,7 +116,7 @@ def section_markdown(section: Section, runs: dict[str, StudyRun]) -> list[str]:
         reference_title, reference = section.game.report_references[section.reference]
         extra.append(reference_title)
     if section.beside:
-        others = {section.ours(m): m for other in sections(runs) if other.key == section.beside
+        others = {section.ours(m, other.values): m for other in sections(runs) if other.key == section.beside
                   for run in (runs[name] for name in other.studies) if run.trials for m in other.pick(run.trials)
                   if not m.oracle}
         extra.append(f"`{section.beside}`: win % [95% CI] (games)")
