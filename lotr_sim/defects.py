@@ -28,6 +28,7 @@ DOUBLE_RESOURCES = np.int64(4)
 REFRESH_AT_FIFTY = np.int64(8)
 UNOPPOSED = np.int64(16)
 ONE_PER_NAME = np.int64(32)
+WIN_BELOW_ZERO = np.int64(64)
 
 DEFECTS = (
     Defect("list-skip", int(LIST_SKIP),
@@ -51,9 +52,13 @@ DEFECTS = (
            "between stages one card of each name stays in play and in the engagement area (the last one's damage "
            "and exhaustion), the others leave: the published code until 2022 rebuilt the game from per-name data "
            "after every stage whenever MCTS played"),
+    Defect("win-below-zero", int(WIN_BELOW_ZERO),
+           "a questing that leaves the last quest card at exactly zero points does not win yet; the next questing "
+           "that places progress does: after an MCTS decision the published code until 2022 declared the win "
+           "only below zero (Node.isTerminal), its search having reset the flag the quest set at zero"),
 )
 GAME_DEFECTS = ("list-skip", "late-destroy")
-SEARCH_DEFECTS = ("double-resources", "refresh-at-fifty", "unopposed", "one-per-name")
+SEARCH_DEFECTS = ("double-resources", "refresh-at-fifty", "unopposed", "one-per-name", "win-below-zero")
 ALIASES = {"corrected": (), "published": GAME_DEFECTS}
 _BITS = {d.name: d.bit for d in DEFECTS}
 

@@ -40,7 +40,15 @@ from lotr_sim.cards import (
     THREAT,
     WILLPOWER,
 )
-from lotr_sim.defects import DOUBLE_RESOURCES, LATE_DESTROY, LIST_SKIP, ONE_PER_NAME, REFRESH_AT_FIFTY, UNOPPOSED
+from lotr_sim.defects import (
+    DOUBLE_RESOURCES,
+    LATE_DESTROY,
+    LIST_SKIP,
+    ONE_PER_NAME,
+    REFRESH_AT_FIFTY,
+    UNOPPOSED,
+    WIN_BELOW_ZERO,
+)
 
 HERO_BITS = (1 << ALLY_FIRST) - 1
 CHARACTER_BITS = (1 << ENEMY_FIRST) - 1
@@ -371,8 +379,11 @@ def add_progress(S, progress, log):
     log_event(S, log, L.EV_QUEST_PROGRESS, progress, S[L.QUEST_PROGRESS], stage)
     if S[L.QUEST_PROGRESS] < STAGE_QUEST_POINTS[stage]:
         return False
+    last = stage + 1 >= S[L.QUEST_STAGE_COUNT]
+    if last and S[L.RULES] & WIN_BELOW_ZERO and S[L.QUEST_PROGRESS] == STAGE_QUEST_POINTS[stage]:
+        return False  # win-below-zero: the last card at exactly zero points waits for more progress
     log_event(S, log, L.EV_STAGE_DONE, stage, 0, 0)
-    if stage + 1 >= S[L.QUEST_STAGE_COUNT]:
+    if last:
         return True
     S[L.QUEST_STAGE] = stage + 1
     S[L.QUEST_PROGRESS] = 0

@@ -166,3 +166,28 @@ def test_one_per_name_keeps_one_card_of_each_name_between_stages():
     obs = g.observation()
     assert [c for c in obs.in_play if c >= 3] == [TRACKER, TOOK] and TOOK + 1 in obs.player_discard
     assert obs.engaged == (ORCS,) and dict(obs.damage)[ORCS] == 1
+
+
+# -- win-below-zero ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("rules", ["corrected", "win-below-zero"])
+def test_a_quest_at_exactly_zero_points_waits_for_more_progress_under_win_below_zero(rules):
+    """The last quest card brought to exactly zero points wins at once, except under win-below-zero, where the next
+    questing that places progress wins (more than enough at once wins in both)."""
+    def questing(progress):
+        return make_state(phase="questing", in_play=[RIDER], encounter_deck=[], quest_progress=progress, rules=rules,
+                          hand=[])
+
+    g = questing(6)
+    g.apply(Quest(commit=[RIDER]))  # willpower 2 against no threat: the 8 points reached exactly
+    assert g.is_over == (rules == "corrected")
+    if not g.is_over:
+        while g.stage != Stage.QUESTING:
+            g.apply(g.legal_actions()[0])
+        g.apply(Quest(commit=[RIDER]))
+        assert g.is_over
+    assert g.outcome == Outcome.WIN
+    g = questing(7)
+    g.apply(Quest(commit=[RIDER]))  # one point below zero
+    assert g.is_over and g.outcome == Outcome.WIN
