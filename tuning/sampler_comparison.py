@@ -13,6 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
+from gamecore.stats import holm
 from tuning.report_figures import figure
 
 RESULT = "samplers.json"
@@ -86,13 +87,14 @@ def sampler_markdown(folder: Path) -> list[str]:
 
 def against_baseline(curves: dict[str, np.ndarray], trials: int, baseline: str = "random") -> list[str]:
     """Each sampler's mean validated win rate after ``trials`` trials minus random search's, with a 95% Welch
-    interval over the sampler seeds, and what that says; nothing without random search or with one seed."""
+    interval over the sampler seeds and its p-value, judged with Holm's correction over the samplers; nothing
+    without random search or with one seed."""
     from scipy.stats import t as student
 
     if baseline not in curves or any(runs.shape[0] < 2 for runs in curves.values()):
         return []
     base = curves[baseline][:, trials - 1]
-    cells, above, below = [], [], []
+    names, cells, diffs, p_values = [], [], [], []
     for name, runs in curves.items():
         if name == baseline:
             continue
@@ -101,8 +103,14 @@ def against_baseline(curves: dict[str, np.ndarray], trials: int, baseline: str =
         diff, se = ours.mean() - base.mean(), np.sqrt(va + vb)
         freedom = (va + vb) ** 2 / (va**2 / (ours.size - 1) + vb**2 / (base.size - 1)) if se > 0 else 1.0
         half = student.ppf(0.975, freedom) * se
-        cells.append(f"{name} {100 * diff:+.1f} [{100 * (diff - half):+.1f}, {100 * (diff + half):+.1f}]")
-        (above if diff - half > 0 else below if diff + half < 0 else []).append(name)
+        p = 2 * student.sf(abs(diff) / se, freedom) if se > 0 else (1.0 if diff == 0 else 0.0)
+        names.append(name)
+        diffs.append(diff)
+        p_values.append(p)
+        cells.append(f"{name} {100 * diff:+.1f} [{100 * (diff - half):+.1f}, {100 * (diff + half):+.1f}], p = {p:.2g}")
+    rejected = holm(p_values)
+    above = [n for n, d, r in zip(names, diffs, rejected) if r and d > 0]
+    below = [n for n, d, r in zip(names, diffs, rejected) if r and d < 0]
     if above or below:
         verdict = "; ".join(part for part in (f"above it: {', '.join(above)}" if above else "",
                                               f"below it: {', '.join(below)}" if below else "") if part) + "."
@@ -110,4 +118,5 @@ def against_baseline(curves: dict[str, np.ndarray], trials: int, baseline: str =
         verdict = ("no sampler differs from random search at this scale: on this noisy objective the choice of "
                    "sampler is not what a study's result depends on; its cost (the last column) is.")
     return ["", f"Against random search after {trials} trials, points of validated win rate (mean over seeds, "
-                f"95% Welch interval): {'; '.join(cells)}. So {verdict}"]
+                f"95% Welch interval, two-sided p; Holm's correction over the {len(names)} samplers at 5%): "
+                f"{'; '.join(cells)}. So {verdict}"]
