@@ -117,6 +117,6 @@ def against_baseline(curves: dict[str, np.ndarray], trials: int, baseline: str =
     else:
         verdict = ("no sampler differs from random search at this scale: on this noisy objective the choice of "
                    "sampler is not what a study's result depends on; its cost (the last column) is.")
-    return ["", f"Against random search after {trials} trials, points of validated win rate (mean over seeds, "
-                f"95% Welch interval, two-sided p; Holm's correction over the {len(names)} samplers at 5%): "
-                f"{'; '.join(cells)}. So {verdict}"]
+    return ["", (f"Against random search after {trials} trials, points of validated win rate (mean over seeds, "
+                 f"95% Welch interval, two-sided p; Holm's correction over the {len(names)} samplers at 5%): "
+                 f"{'; '.join(cells)}. So {verdict}")]
