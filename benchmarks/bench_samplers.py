@@ -141,11 +141,12 @@ def finished_runs(args: argparse.Namespace, spec: StudySpec) -> list[dict]:
     return [r for r in written["runs"] if r["sampler"] in args.samplers and r["seed"] < args.seeds]
 
 
-def write(args: argparse.Namespace, spec: StudySpec, runs: list[dict], jobs: int, minutes: float) -> None:
+def write(args: argparse.Namespace, spec: StudySpec, runs: list[dict], planned: int, minutes: float) -> None:
     """The result so far (after each run, so that a run stopped early keeps the runs it finished)."""
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text(json.dumps({
-        **scale(args, spec), "seeds": args.seeds, "workers": args.workers, "minutes": round(minutes, 1), "runs_planned": jobs,
+        **scale(args, spec), "seeds": args.seeds, "workers": args.workers, "minutes": round(minutes, 1),
+        "runs_planned": planned,
         "runs": sorted(runs, key=lambda r: (args.samplers.index(r["sampler"]), r["seed"]))}, indent=1) + "\n")
 
 if __name__ == "__main__":
