@@ -91,20 +91,23 @@ def test_a_published_search_setup_reads_as_the_thesis_setup_it_reproduces():
     assert published_label("random-mcts-mcts") == "random-mcts-mcts"
 
 
+def scaled_report(folder: Path, capsys, names: tuple[str, ...], scaled) -> str:
+    """The report of the study files ``names``, each rewritten by ``scaled`` into ``folder`` and run there."""
+    paths = []
+    for name in names:
+        path = folder / f"{name}.toml"
+        path.write_text(scaled((Path(__file__).parent.parent / "studies" / f"{name}.toml").read_text()))
+        run_study(load_study(path))
+        paths.append(str(path))
+    code, _, err = run_cli(capsys, "report", *paths, "--out", "docs/results.md")
+    assert code == 0, err
+    return (folder / "docs" / "results.md").read_text()
+
+
 @pytest.mark.slow
 def test_the_published_rules_section_sets_ours_under_both_rules_beside_the_thesis(in_tmp, capsys):
-    def study(name: str) -> Path:
-        text = (Path(__file__).parent.parent / "studies" / f"{name}.toml").read_text()
-        path = in_tmp / f"{name}.toml"
-        path.write_text(text.replace("[objective]\ngames = 100000", "[objective]\ngames = 400"))
-        return path
-
-    corrected, published = study("random-baseline"), study("random-baseline-published")
-    for path in (corrected, published):
-        run_study(load_study(path))
-    code, _, err = run_cli(capsys, "report", str(corrected), str(published), "--out", "docs/results.md")
-    assert code == 0, err
-    text = (in_tmp / "docs" / "results.md").read_text()
+    text = scaled_report(in_tmp, capsys, ("random-baseline", "random-baseline-published"),
+                         lambda study: study.replace("[objective]\ngames = 100000", "[objective]\ngames = 400"))
     table = text[text.index("## Random agent under the published rules"):].split("\n\n")[2].splitlines()
     assert "`random-baseline`: win % [95% CI] (games)" in table[0] and "RULES.md" in table[0]
     hard = next(row for row in table if row.startswith("| hard"))
@@ -115,19 +118,11 @@ def test_the_published_rules_section_sets_ours_under_both_rules_beside_the_thesi
 def test_a_published_section_sets_the_honest_corrected_row_beside_it_not_the_oracle_one(in_tmp, capsys):
     """Figure 6.2 under the published rules: each row (setup as the thesis names it, reduction, ppn) has beside it
     the corrected game's honest search of the same row (``mcts-ppn``), never its ORACLE row, whose key is the same."""
-    def study(name: str) -> Path:
-        text = (Path(__file__).parent.parent / "studies" / f"{name}.toml").read_text()
-        text = text.replace("games = 1000", "games = 200").replace("budget = 200", "budget = 20")
-        path = in_tmp / f"{name}.toml"
-        path.write_text(re.sub(r"ppn = \{ choice = \[[0-9, ]+\] \}", "ppn = { choice = [20] }", text))
-        return path
+    def scaled(study: str) -> str:
+        study = study.replace("games = 1000", "games = 200").replace("budget = 200", "budget = 20")
+        return re.sub(r"ppn = \{ choice = \[[0-9, ]+\] \}", "ppn = { choice = [20] }", study)
 
-    corrected, published = study("mcts-ppn"), study("mcts-ppn-published")
-    for path in (corrected, published):
-        run_study(load_study(path))
-    code, _, err = run_cli(capsys, "report", str(corrected), str(published), "--out", "docs/results.md")
-    assert code == 0, err
-    text = (in_tmp / "docs" / "results.md").read_text()
+    text = scaled_report(in_tmp, capsys, ("mcts-ppn", "mcts-ppn-published"), scaled)
 
     def rows(title: str) -> list[list[str]]:
         table = text[text.index(title):].split("\n\n")[2].splitlines()
