@@ -422,9 +422,11 @@ def _build(game: types.ModuleType) -> types.ModuleType:
         """The root of a search (determinized when honest: from here on only the observation matters),
         its candidate keys (``attempts`` samples when too many to enumerate) and their number, the
         playout policy's choice first."""
-        root = S.copy()
+        root = np.empty_like(S)
         if row[ORACLE] == 0:
             this.honest_world(root, S, game.to_move(S), nets, rs)
+        else:
+            game.copy(root, S)
         keys = np.empty((game.MAX_CANDIDATES, 2), np.int64)
         n_keys = game.root_candidates(root, row, rs, keys, attempts, scratch, err)
         return root, keys, this.order_root(root, row, nets, rs, keys, n_keys, act, scratch, err)
