@@ -102,7 +102,7 @@ def main() -> None:
     args = parser.parse_args()
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     spec = load_study(STUDY)
-    runs = finished_runs(args, spec) if args.resume else []
+    runs, minutes = finished_runs(args, spec) if args.resume else ([], 0.0)
     done = {(r["sampler"], r["seed"]) for r in runs}
     planned = [(sampler, seed) for seed in range(args.seeds) for sampler in args.samplers]
     jobs = [(sampler, seed, args.trials, args.games, args.validation_games)
@@ -111,7 +111,7 @@ def main() -> None:
     if not jobs:
         return
     warm_up(spec.setup, spec.trial_options({}))
-    start = time.perf_counter() - 60 * (json.loads(Path(args.out).read_text())["minutes"] if runs else 0)
+    start = time.perf_counter() - 60 * minutes
     with multiprocessing.get_context("spawn").Pool(args.workers) as pool:
         for result in pool.imap_unordered(run, jobs):
             runs.append(result)
@@ -128,17 +128,18 @@ def scale(args: argparse.Namespace, spec: StudySpec) -> dict:
             "search_seed": spec.seed}
 
 
-def finished_runs(args: argparse.Namespace, spec: StudySpec) -> list[dict]:
-    """The runs an interrupted benchmark wrote to ``--out``; a file of another scale is refused in one line."""
+def finished_runs(args: argparse.Namespace, spec: StudySpec) -> tuple[list[dict], float]:
+    """The runs an interrupted benchmark wrote to ``--out`` and the minutes they took; a file of another scale is
+    refused in one line."""
     path = Path(args.out)
     if not path.exists():
-        return []
+        return [], 0.0
     written = json.loads(path.read_text())
     differing = [key for key, value in scale(args, spec).items() if written.get(key) != value]
     if differing:
         raise SystemExit(f"--resume: {path} was written at another scale ({', '.join(differing)} differ); "
                          f"give a new --out or the same options")
-    return [r for r in written["runs"] if r["sampler"] in args.samplers and r["seed"] < args.seeds]
+    return [r for r in written["runs"] if r["sampler"] in args.samplers and r["seed"] < args.seeds], written["minutes"]
 
 
 def write(args: argparse.Namespace, spec: StudySpec, runs: list[dict], planned: int, minutes: float) -> None:
