@@ -154,6 +154,7 @@ def _learning_kinds(game: Game) -> list[AgentKind]:
         return []
     defaults = game.learning_defaults
     encodings = ", ".join(f"{k}: {encoder.name}" for k, encoder in enumerate(game.encoders))
+    rewards = REWARDS if hasattr(game.kernels, "margin") else REWARDS[:1]
     params = (
         Param("algo", str, defaults.get("algo", names[0]), choices=names,
               help="the learning rule and what it chooses among: q (Q-learning) or ac (actor-critic) over an action "
@@ -161,6 +162,11 @@ def _learning_kinds(game: Game) -> list[AgentKind]:
         Param("encoding", int, defaults.get("encoding", 0), 0, len(game.encoders) - 1,
               help=f"the game's encoder of the observation ({encodings})"),
         *(dataclasses.replace(p, default=defaults.get(p.name, p.default)) for p in _LEARNING_PARAMS),
+        Param("reward", str, defaults.get("reward", REWARDS[0]), choices=rewards,
+              help="ppo: the outcome at the end (+1 win, 0 draw, -1 loss) or, in a game with scores, also the "
+                   "change of the learner's score margin at every step over margin_scale"),
+        Param("margin_scale", float, defaults.get("margin_scale", 100.0), 1e-3, 1e6,
+              help="ppo, reward = margin: the points of margin worth one win"),
     )
     roles = tuple(role for role in game.roles if role in game.encoders[0].sizes)
     return [AgentKind("rl", PYTHON, params, help="a small PyTorch network trained by lotr train (thesis chapter 5)",

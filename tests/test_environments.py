@@ -54,6 +54,22 @@ def test_rewards_are_the_outcome_of_the_learners_seat():
     assert episode(env, optimum, 0)[0] == [0.0, 0.0, 1.0]
 
 
+@pytest.mark.parametrize("role", ["first", "second"])
+def test_a_margin_reward_sums_to_the_outcome_and_the_final_margin(role):
+    """Carcassonne's ``reward = "margin"``: every step is paid the change of the learner's score margin, so a
+    game's rewards add up to its outcome plus its final margin over ``margin_scale``."""
+    env = GameEnv("carcassonne", role=role, reward="margin", margin_scale=40.0)
+    rng = np.random.default_rng(1)
+    paid_along_the_way = 0
+    for seed in range(4):
+        rewards, _ = episode(env, random_legal(rng), seed)
+        player = env.match.player(env.role)
+        final = float(env.match.kernels.margin(env.match.state, player))
+        assert sum(rewards) == pytest.approx(env.match.outcome(env.role) + final / 40.0)
+        paid_along_the_way += sum(reward != 0.0 for reward in rewards[:-1])
+    assert paid_along_the_way > 0  # features completed in play are paid when they score, not at the end
+
+
 def test_the_learner_may_take_the_second_seat_and_sees_its_own_side():
     env = GameEnv("loveletter", role="second")
     obs, _ = env.reset(seed=4)
@@ -111,6 +127,10 @@ def test_one_line_errors_for_what_a_game_does_not_offer():
         GameEnv("lotr", role="travel")
     with pytest.raises(SpecError, match="^illegal = 'ignore': expected one of lose, raise$"):
         GameEnv("nim", illegal="ignore")
+    with pytest.raises(SpecError, match="^reward = 'margin': loveletter has no scores .*reward = 'outcome'$"):
+        GameEnv("loveletter", reward="margin")
+    with pytest.raises(SpecError, match="^reward = 'points': expected one of outcome, margin$"):
+        GameEnv("nim", reward="points")
 
 
 def test_pettingzoo_lotr_agents_are_its_decision_kinds_sharing_the_outcome():

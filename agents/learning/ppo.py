@@ -96,7 +96,8 @@ def train_ppo(setup: Setup, options: dict, roles: list[str], episodes: int, seed
 
     def environment(seat: str, k: int):
         opponents = setup if seat == role else setup.swapped()
-        return lambda: GameEnv(game, seat, opponents, encoder, space, options)
+        return lambda: GameEnv(game, seat, opponents, encoder, space, options, reward=spec["reward"],
+                               margin_scale=spec["margin_scale"])
 
     vector = DummyVecEnv([environment(seat, k) for k in range(envs) for seat in seats])
     vector.seed(int(derive_seed(np.uint64(seed), np.uint64(1))) % 2**32)
@@ -112,9 +113,9 @@ def train_ppo(setup: Setup, options: dict, roles: list[str], episodes: int, seed
 
     class Progress(BaseCallback):
         def _on_step(self) -> bool:
-            for done, reward in zip(self.locals["dones"], self.locals["rewards"]):
+            for done, info in zip(self.locals["dones"], self.locals["infos"]):
                 if done:
-                    curve.add(reward > 0)
+                    curve.add(info["outcome"] > 0)
             return len(curve.wins) < episodes
 
         def _on_rollout_end(self) -> None:

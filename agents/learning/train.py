@@ -147,6 +147,11 @@ def train(
     torch.set_num_threads(1)
     bar = progress_bar(episodes, progress, unit="episode", smoothing=0.05)
     ppo = any(is_ppo(setup.agents[setup.roles.index(role)]) for role in roles)
+    for role in roles:
+        spec = setup.agents[setup.roles.index(role)]
+        if spec["reward"] != "outcome" and not is_ppo(spec):
+            raise SpecError(f"{role}: reward = {spec['reward']!r} is a ppo algorithm's; {spec['algo']} learns from "
+                            "the outcome (set reward = 'outcome' or a ppo-* algo)")
     run = train_ppo if ppo else _train_online
     try:
         learners, wins, best, seconds, interrupted = run(setup, options, roles, episodes, seed, envs, window, bar,
