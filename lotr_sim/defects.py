@@ -29,6 +29,7 @@ REFRESH_AT_FIFTY = np.int64(8)
 UNOPPOSED = np.int64(16)
 ONE_PER_NAME = np.int64(32)
 WIN_BELOW_ZERO = np.int64(64)
+BY_NAME = np.int64(128)
 
 DEFECTS = (
     Defect("list-skip", int(LIST_SKIP),
@@ -56,9 +57,13 @@ DEFECTS = (
            "a questing that leaves the last quest card at exactly zero points does not win yet; the next questing "
            "that places progress does: after an MCTS decision the published code until 2022 declared the win "
            "only below zero (Node.isTerminal), its search having reset the flag the quest set at zero"),
+    Defect("by-name", int(BY_NAME),
+           "the search's defense children name their defenders, and each name is the first character of that "
+           "name in play (heroes, then allies in purchase order): a child naming two copies of an ally defends "
+           "with the first copy twice, exhausted or not (the published subsetDefense's findCardInPlay)"),
 )
 GAME_DEFECTS = ("list-skip", "late-destroy")
-SEARCH_DEFECTS = ("double-resources", "refresh-at-fifty", "unopposed", "one-per-name", "win-below-zero")
+SEARCH_DEFECTS = ("double-resources", "refresh-at-fifty", "unopposed", "one-per-name", "win-below-zero", "by-name")
 ALIASES = {"corrected": (), "published": GAME_DEFECTS}
 _BITS = {d.name: d.bit for d in DEFECTS}
 

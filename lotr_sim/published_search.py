@@ -35,11 +35,12 @@ from gamecore.jit import allocating, kernel
 from gamecore.rng import below, mix64
 from lotr_sim import layout as L
 from lotr_sim.candidates import willpower_of
-from lotr_sim.cards import COST, N_CARDS, NAME_FIRST
-from lotr_sim.defects import UNOPPOSED
+from lotr_sim.cards import ALLY_FIRST, COST, N_CARDS, NAME_FIRST
+from lotr_sim.defects import BY_NAME, LIST_SKIP, UNOPPOSED
 from lotr_sim.playout import play_out
 from lotr_sim.policies import RANDOM, fill_after_loss, policy_action
 from lotr_sim.rules import (
+    ALLY_BITS,
     CHARACTER_BITS,
     GANDALF_BITS,
     HERO_BITS,
@@ -144,15 +145,37 @@ def children_of(S, reductions, masks):
 
 
 @kernel
+def first_of_name(S, c):
+    """The first character in play with ``c``'s name in the published list (heroes, then allies in purchase
+    order under ``list-skip``, else in id order): whom the published code's ``findCardInPlay`` returns."""
+    if c < ALLY_FIRST:
+        return c
+    first, first_rank = c, np.int64(1) << 62
+    m = S[L.ZONE_MASKS + L.IN_PLAY] & ALLY_BITS
+    while m:
+        a = lowest(m)
+        m &= m - 1
+        if NAME_FIRST[a] != NAME_FIRST[c]:
+            continue
+        rank = (S[L.ALLY_ORDER] >> (4 * (a - ALLY_FIRST))) & 15 if S[L.RULES] & LIST_SKIP else np.int64(a)
+        if rank < first_rank:
+            first, first_rank = a, rank
+    return first
+
+
+@kernel
 def subset_defense(S, subset, rs, act, scratch):
-    """The published defense of ``subset``: each enemy (id order) a defender drawn from it, an exhausted one
-    leaving the attack undefended on a random hero; resolved on ``scratch``."""
+    """The published defense of ``subset``: each enemy (id order) a defender drawn from it (under ``by-name``,
+    the first character of the drawn one's name), an exhausted one leaving the attack undefended on a random
+    hero; resolved on ``scratch``."""
     copy_state(scratch, S)
     remaining = S[L.ZONE_MASKS + L.ENGAGED]
     while remaining:
         e = lowest(remaining)
         remaining &= remaining - 1
         d = nth_card(subset, below(rs, popcount(subset)))
+        if S[L.RULES] & BY_NAME:
+            d = first_of_name(S, d)
         if (ready(scratch) >> d) & 1:
             target = d
         else:

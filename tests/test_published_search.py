@@ -13,7 +13,8 @@ from agents.evaluation import evaluate_setup
 from agents.setup import Setup
 from agents.specs import AgentSpec
 from lotr_sim import GameState, Stage
-from lotr_sim.published_search import PLANS, children_of
+from lotr_sim import layout as L
+from lotr_sim.published_search import PLANS, children_of, subset_defense
 from lotr_sim.report import published_label
 from tuning.orchestrator import run_study
 from tuning.study_file import load_study
@@ -68,7 +69,27 @@ def test_questing_commits_one_to_n_minus_one_characters_above_the_threat():
     assert n == 2**4 - 2
 
 
-@pytest.mark.parametrize("rules", ["published", "published+double-resources+refresh-at-fifty+unopposed"])
+@pytest.mark.parametrize("rules, order, defender", [
+    ("corrected", (), TOOK_2),  # the named copy defends
+    ("by-name", (), "undefended"),  # the first Wandering Took by id, exhausted: the attack goes to a hero
+    ("list-skip+by-name", (TOOK_2, TOOK), TOOK_2),  # bought first, so first in the published list
+    ("list-skip+by-name", (TOOK, TOOK_2), "undefended"),
+])
+def test_a_defense_child_names_its_defenders_by_name_under_by_name(rules, order, defender):
+    """The published subsetDefense finds each named defender with findCardInPlay: the first character of that name
+    in the list (heroes, then allies in purchase order)."""
+    g = make_state(phase="defense", in_play=[TOOK, TOOK_2], exhausted=[TOOK], engaged=[18], rules=rules,
+                   ally_order=order)
+    S = g.core_state()
+    act, scratch = np.full(L.N_CARDS, L.NO_CHOICE, np.int64), np.empty_like(S)
+    subset_defense(S, np.int64(1) << TOOK_2, np.array([7], np.uint64), act, scratch)
+    if defender == "undefended":
+        assert act[18] >= L.UNDEFENDED
+    else:
+        assert act[18] == defender
+
+
+@pytest.mark.parametrize("rules", ["published", "published+double-resources+refresh-at-fifty+unopposed+by-name"])
 def test_published_games_run_and_the_rolled_plans_are_played(rules):
     PLANS.clear()
     setup = Setup.parse(f"{P}-{P}-{P}-{P}-{P}").with_params({"budget": 30, "ppn": 10})
