@@ -2,6 +2,8 @@
 ``published-mcts-2021``: the same search on redrawn deck orders, honest."""
 
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -159,3 +161,12 @@ def test_a_published_section_sets_the_honest_corrected_row_beside_it_not_the_ora
                                                                           for r in ("off", "on")]
     for row in published_rows:
         assert row[5] == honest[row[1], row[2]], row  # ours, ms/game, then the corrected game's honest row
+
+
+def test_the_published_code_benchmark_refuses_a_folder_that_is_not_its_checkout(tmp_path):
+    """benchmarks/bench_published_code.py imports a checkout of kondziug/LOTR_AI: anything else is one line."""
+    script = Path(__file__).resolve().parents[1] / "benchmarks" / "bench_published_code.py"
+    done = subprocess.run([sys.executable, str(script), "--checkout", str(tmp_path)], capture_output=True, text=True,
+                          check=False)
+    assert done.returncode != 0
+    assert done.stderr.strip() == f"--checkout {tmp_path}: no vanilla_mcts/mctsAgent.py there; clone kondziug/LOTR_AI"
