@@ -10,8 +10,9 @@ Facts of the published search that it plays, at a planning, questing or defense 
   the characters of 1 to n - 1 cards (with reduction, only those whose willpower exceeds the staging threat
   + 2; none: commit nobody); defense, every subset of the characters (exhausted ones included; with
   reduction, none holding an exhausted ally) as large as the engaged enemies, each enemy then given a defender
-  drawn from the subset (one already exhausted: the attack goes undefended to a random hero), or, with no such
-  subset, a defense that names no one (the ``unopposed`` defect; without it, the random agent's defense);
+  drawn from the subset (under ``by-name``, the first character of its name; one already exhausted: the attack
+  goes undefended to a random hero), or, with no such subset, a defense that names no one (the ``unopposed``
+  defect; without it, the random agent's defense);
 - each child rolls the rest of its round once when it is made and keeps it: a questing child its random travel,
   a defense child its random attack. The real game continues from the chosen child: ``choose`` returns the
   decision, and the travel or attack that child rolled is played when that decision comes (``PLANS``; at a
