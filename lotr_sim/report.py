@@ -19,9 +19,10 @@ REASONS = {  # why a row of ours may differ from the published one (a study's re
     "random": "the published code had defects that favour the player; ours follows RULES.md (its column)",
     "published": "a defect of the published code that `rules = \"published\"` does not play "
                  "(docs/lotr-published-rules.md)",
-    "published-mcts": "the published search is played from its code at its last commit (2022; "
-                      "docs/lotr-published-rules.md, where each remaining difference is traced); the thesis's runs "
-                      "may predate it",
+    "published-mcts": "our model of the published search at its last commit (2022), a one-level tree at the "
+                      "studies' ppn; the published code itself, run directly at budget 40 and its own ppn 1, gives "
+                      "Table 6.2's hard rows (docs/lotr-published-rules.md, \"The published code, run directly\", "
+                      "where each remaining difference is traced)",
     "published-rl": "the published RL figures are the best training moving averages; ours are "
                     "evaluations, after training, on deals the training never saw",
 }
