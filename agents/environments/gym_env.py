@@ -10,8 +10,8 @@ action space ``action_space`` (default: its first). The reward (``reward = "outc
 the game, then +1 for a win, -1 for a loss, 0 for a draw. ``reward = "margin"``, in a game with scores (its
 ``margin`` kernel), adds to it at every step the change of the learner's score margin over ``margin_scale``
 points: shaping by a potential (the margin), whose sum over a game is the final margin over ``margin_scale``.
-``info["outcome"]`` holds the outcome once the game is over. ``info["action_mask"]`` and ``action_masks()`` (sb3-contrib's
-MaskablePPO) mark the legal indices (int8 and bool); an illegal index ends the game as a loss
+``info["outcome"]`` holds the outcome once the game is over. ``info["action_mask"]`` and ``action_masks()``
+(sb3-contrib's MaskablePPO) mark the legal indices (int8 and bool); an illegal index ends the game as a loss
 (``info["illegal"]``), or with ``illegal="raise"`` raises IllegalActionError (one line). Games that end before
 the learner's first decision are dealt again by ``reset``.
 """
