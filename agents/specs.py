@@ -132,7 +132,7 @@ def _agent_kinds(game: Game) -> dict[str, AgentKind]:
         AgentKind("oracle-mcts", MCTS, search, oracle=True,
                   help="MCTS on the true state, hidden information known: an upper bound, not an honest agent"),
     ]
-    kinds += _learning_kinds(game)
+    kinds += _learning_kinds(game, rewards)
     kinds += _openspiel_kinds(playout)
     kinds += [AgentKind(agent.name, PYTHON, agent.params, oracle=agent.oracle, help=agent.help, stages=agent.roles,
                         games=(game.name,), factory=agent.factory) for agent in game.python_agents]
@@ -145,8 +145,9 @@ def _agent_kinds(game: Game) -> dict[str, AgentKind]:
     return by_name
 
 
-def _learning_kinds(game: Game) -> list[AgentKind]:
-    """The ``rl`` agent, where the game declares encoders and something to learn over (``agents.learning``)."""
+def _learning_kinds(game: Game, rewards: tuple[str, ...]) -> list[AgentKind]:
+    """The ``rl`` agent, where the game declares encoders and something to learn over (``agents.learning``);
+    ``rewards``: what the game can pay it (the margin only in a game with scores)."""
     from agents.learning import algorithms
 
     names = tuple(algorithms(game))
@@ -154,7 +155,6 @@ def _learning_kinds(game: Game) -> list[AgentKind]:
         return []
     defaults = game.learning_defaults
     encodings = ", ".join(f"{k}: {encoder.name}" for k, encoder in enumerate(game.encoders))
-    rewards = REWARDS if hasattr(game.kernels, "margin") else REWARDS[:1]
     params = (
         Param("algo", str, defaults.get("algo", names[0]), choices=names,
               help="the learning rule and what it chooses among: q (Q-learning) or ac (actor-critic) over an action "
