@@ -25,6 +25,7 @@ class Param:
     choices: tuple = ()
     help: str = ""
     shorthand: bool = False  # a game option: the command line also takes --<name> (LOTR's --difficulty)
+    described: str = ""  # what the valid values are, where listing the choices would not help (too many)
 
     @property
     def flag(self) -> str:
@@ -34,6 +35,8 @@ class Param:
     def valid(self) -> str:
         if self.type is bool:
             return "true or false"
+        if self.described:
+            return self.described
         if self.choices:
             return "one of " + ", ".join(self.choices)
         if self.type is str:

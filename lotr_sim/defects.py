@@ -30,6 +30,10 @@ UNOPPOSED = np.int64(16)
 ONE_PER_NAME = np.int64(32)
 WIN_BELOW_ZERO = np.int64(64)
 BY_NAME = np.int64(128)
+STALE_FLAGS = np.int64(256)
+SECOND_TRAVEL = np.int64(512)
+ROUND_AFTER_WIN = np.int64(1024)
+PLAYOUT_ROUND_AFTER_WIN = np.int64(1) << 40  # not an option: set by the published search on its playouts' copies
 
 DEFECTS = (
     Defect("list-skip", int(LIST_SKIP),
@@ -61,9 +65,23 @@ DEFECTS = (
            "the search's defense children name their defenders, and each name is the first character of that "
            "name in play (heroes, then allies in purchase order): a child naming two copies of an ally defends "
            "with the first copy twice, exhausted or not (the published subsetDefense's findCardInPlay)"),
+    Defect("stale-flags", int(STALE_FLAGS),
+           "the search's first playout after it expands a copy is decided by the global win and loss flags that "
+           "the expansion left: a loss when one of the copy's own children (its questing, or its defense with "
+           "the rolled attack) lost, else a win when one won (the published simulate tests the flags before it "
+           "plays; they are reset only after a playout)"),
+    Defect("second-travel", int(SECOND_TRAVEL),
+           "in a round whose questing the search decided, a travel that made no location active is rolled again: "
+           "the published expansion travelled on the chosen copy, and the round's travel phase (and each playout "
+           "from that copy) then travelled once more when no location was active"),
+    Defect("round-after-win", int(ROUND_AFTER_WIN),
+           "the search's playouts play out the round of a questing that wins (travel, encounter, defense, attack) "
+           "and count the win at the refresh, a loss if the defense left no hero: the published playouts test "
+           "the win and loss flags after a whole round, the loss first (the real game's win ends it at once)"),
 )
 GAME_DEFECTS = ("list-skip", "late-destroy")
-SEARCH_DEFECTS = ("double-resources", "refresh-at-fifty", "unopposed", "one-per-name", "win-below-zero", "by-name")
+SEARCH_DEFECTS = ("double-resources", "refresh-at-fifty", "unopposed", "one-per-name", "win-below-zero", "by-name",
+                  "stale-flags", "second-travel", "round-after-win")
 ALIASES = {"corrected": (), "published": GAME_DEFECTS}
 _BITS = {d.name: d.bit for d in DEFECTS}
 
@@ -85,6 +103,8 @@ def _spellings() -> tuple[str, ...]:
 
 
 RULES_CHOICES = _spellings()
+RULES_DESCRIBED = ("corrected, published, or defect names joined by + in this order: "
+                   + ", ".join(d.name for d in DEFECTS) + " (published+ then search defects, in the same order)")
 
 
 def defect_names(rules: str) -> tuple[str, ...]:

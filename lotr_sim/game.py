@@ -12,7 +12,7 @@ from lotr_sim import kernels
 from lotr_sim import layout as L
 from lotr_sim.cards import QUEST_STAGES
 from lotr_sim.decoders import MACRO_ACTIONS
-from lotr_sim.defects import RULES_CHOICES, rules_code
+from lotr_sim.defects import RULES_CHOICES, RULES_DESCRIBED, rules_code
 from lotr_sim.encoding import DEFENSE_SIZE, MAX_FEATURE, OBSERVATION_SIZE, PLANNING_SIZE, QUESTING_SIZES
 from lotr_sim.policies import POLICY_NAMES
 from lotr_sim.published import PUBLISHED
@@ -86,7 +86,7 @@ GAME = Game(
     options=(
         Param("difficulty", str, "hard", choices=L.DIFFICULTIES, help="the encounter deck (RULES.md)", shorthand=True),
         Param("full_scenario", bool, False, help="all three quest stages instead of the first", shorthand=True),
-        Param("rules", str, "corrected", choices=RULES_CHOICES,
+        Param("rules", str, "corrected", choices=RULES_CHOICES, described=RULES_DESCRIBED,
               help="corrected: RULES.md; published: the published simulator's defects; or defect names joined by "
                    "+ (docs/lotr-published-rules.md)"),
     ),

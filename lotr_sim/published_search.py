@@ -16,16 +16,18 @@ Facts of the published search that it plays, at a planning, questing or defense 
 - each child rolls the rest of its round once when it is made and keeps it: a questing child its random travel,
   a defense child its random attack. The real game continues from the chosen child: ``choose`` returns the
   decision, and the travel or attack that child rolled is played when that decision comes (``PLANS``; at a
-  travel or attack with no plan, the random agent's choice: the published code rolled travel again there);
+  travel or attack with no plan, the random agent's choice; under ``second-travel`` a travel rolled to no
+  location is not kept, so the real game and each playout roll it again, as the published code did);
 - the search: the first iteration plays ``ppn`` playouts from the root itself, each further iteration from a
   child (unvisited ones first, in a shuffled order, then the best UCT value), until ``budget`` playouts are
   spent; a node's value is its wins summed over its playouts, divided by its visits (one visit per ``ppn``
   playouts), UCT = value + c sqrt(2 ln N / n) with c = 1, and the answer is the visited child with the best
-  UCT value.
+  UCT value; under ``stale-flags`` a child's first playout is decided by the outcome its own children reached
+  (``expansion_flag``), under ``round-after-win`` each playout plays out the round of a questing win.
 
 Not played: the published tree grows below a child once every child is visited (its second visit plays from a
-grandchild); here a child's further visits play from the child again (one level). Its playouts' stale win and
-loss flags are not played either.
+grandchild); here a child's further visits play from the child again (one level). The published code cut to one
+level in the same way wins as often (docs/lotr-published-rules.md, "Controlled runs on the code").
 """
 
 from __future__ import annotations
@@ -37,7 +39,15 @@ from gamecore.rng import below, mix64
 from lotr_sim import layout as L
 from lotr_sim.candidates import willpower_of
 from lotr_sim.cards import ALLY_FIRST, COST, N_CARDS, NAME_FIRST
-from lotr_sim.defects import BY_NAME, LIST_SKIP, UNOPPOSED
+from lotr_sim.defects import (
+    BY_NAME,
+    LIST_SKIP,
+    PLAYOUT_ROUND_AFTER_WIN,
+    ROUND_AFTER_WIN,
+    SECOND_TRAVEL,
+    STALE_FLAGS,
+    UNOPPOSED,
+)
 from lotr_sim.playout import play_out
 from lotr_sim.policies import RANDOM, fill_after_loss, policy_action
 from lotr_sim.rules import (
@@ -208,6 +218,15 @@ def decision_of(S, child, rs, act, scratch):
 
 
 @kernel
+def chooses_nothing(act):
+    """True when the action vector ``act`` names no card (a travel to no location)."""
+    for c in range(N_CARDS):
+        if act[c] != L.NO_CHOICE:
+            return False
+    return True
+
+
+@kernel
 def make_child(S, child, rs, C, act, plan, mid, err, scratch):
     """Child ``child`` of ``S`` into ``C``: the decision, then the travel or attack it rolls, kept. ``act`` gets
     the decision; returns True when a rolled travel or attack is in ``plan``, to be played at ``mid``."""
@@ -219,22 +238,47 @@ def make_child(S, child, rs, C, act, plan, mid, err, scratch):
         return False
     copy_state(mid, C)
     policy_action(C, RANDOM, rs, plan, scratch)
+    if C[L.RULES] & SECOND_TRAVEL and C[L.PHASE] == L.TRAVEL and chooses_nothing(plan):
+        return False
     if apply_action(C, plan, err, None) != L.OK:
         raise RuntimeError("the random policy chose an illegal action")
     return True
 
 
 @kernel
-def wins_of(C, ppn, budget_left, policies, rs, work, act, err, scratch):
+def expansion_flag(C, reductions, rs, masks, G, act, plan, mid, err, scratch):
+    """The outcome that the published search's expansion of ``C`` leaves in the code's global win and loss flags,
+    which decides the playout after it: a loss when one of ``C``'s children (its questing or defense, each with
+    the travel or attack it rolls) loses, else a win when one wins, else ONGOING (a planning sets neither)."""
+    if C[L.PHASE] != L.QUESTING and C[L.PHASE] != L.DEFENSE:
+        return L.ONGOING
+    flag = L.ONGOING
+    for k in range(children_of(C, reductions, masks)):
+        make_child(C, masks[k], rs, G, act, plan, mid, err, scratch)
+        if G[L.OUTCOME] == L.LOST_BY_THREAT or G[L.OUTCOME] == L.LOST_BY_HEROES:
+            return G[L.OUTCOME]
+        if G[L.OUTCOME] == L.WIN:
+            flag = L.WIN
+    return flag
+
+
+@kernel
+def wins_of(C, ppn, budget_left, flag, policies, rs, work, act, err, scratch):
     """Up to ``ppn`` playouts from ``C`` while the budget lasts (the published count, which may spend one
-    more); returns (wins, budget left)."""
+    more), the first one's outcome ``flag`` unless ONGOING (a stale flag); returns (wins, budget left)."""
     wins = 0
-    for _ in range(ppn):
+    for i in range(ppn):
         if budget_left < 0:
             break
         budget_left -= 1
-        copy_state(work, C)
-        if play_out(work, policies, rs, None, act, err, scratch) == L.WIN:
+        if i == 0 and flag != L.ONGOING:
+            outcome = flag
+        else:
+            copy_state(work, C)
+            if work[L.RULES] & ROUND_AFTER_WIN:
+                work[L.RULES] |= PLAYOUT_ROUND_AFTER_WIN
+            outcome = play_out(work, policies, rs, None, act, err, scratch)
+        if outcome == L.WIN:
             wins += 1
     return wins, budget_left
 
@@ -268,7 +312,10 @@ def published_decide(S, budget, ppn, c, playout, reductions, redraw, seed, act, 
     work, scratch = np.empty(L.STATE_SIZE, np.int64), np.empty(L.STATE_SIZE, np.int64)
     step, err = np.empty(N_CARDS, np.int64), np.zeros(4, np.int64)
     order = np.arange(n)
-    _, budget_left = wins_of(S, ppn, budget, policies, rs, work, step, err, scratch)  # the root's own iteration
+    _, budget_left = wins_of(S, ppn, budget, L.ONGOING, policies, rs, work, step, err, scratch)  # the root's own
+    grand_masks, grand, grand_mid = np.empty(1 << MAX_CHARACTERS, np.int64), np.empty(L.STATE_SIZE, np.int64), \
+        np.empty(L.STATE_SIZE, np.int64)
+    grand_act, grand_plan = np.empty(N_CARDS, np.int64), np.empty(N_CARDS, np.int64)
     root_visits = 1
     while budget_left > 0:
         for i in range(n - 1, 0, -1):  # the published select shuffles the children each time
@@ -282,10 +329,14 @@ def published_decide(S, budget, ppn, c, playout, reductions, redraw, seed, act, 
             score = uct(utility[k], visits[k], root_visits, c)
             if score > best:
                 pick, best = k, score
+        flag = L.ONGOING
         if visits[pick] == 0:
             planned[pick] = make_child(S, masks[pick], rs, states[pick], acts[pick], plans[pick], mids[pick], err,
                                        scratch)
-        wins, budget_left = wins_of(states[pick], ppn, budget_left, policies, rs, work, step, err, scratch)
+            if S[L.RULES] & STALE_FLAGS:
+                flag = expansion_flag(states[pick], reductions, rs, grand_masks, grand, grand_act, grand_plan,
+                                      grand_mid, err, scratch)
+        wins, budget_left = wins_of(states[pick], ppn, budget_left, flag, policies, rs, work, step, err, scratch)
         visits[pick] += 1
         utility[pick] += wins
         root_visits += 1

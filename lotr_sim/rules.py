@@ -45,6 +45,7 @@ from lotr_sim.defects import (
     LATE_DESTROY,
     LIST_SKIP,
     ONE_PER_NAME,
+    PLAYOUT_ROUND_AFTER_WIN,
     REFRESH_AT_FIFTY,
     UNOPPOSED,
     WIN_BELOW_ZERO,
@@ -415,7 +416,13 @@ def apply_questing(S, act, err, log):
     result = willpower - threat
     if result > 0:
         if add_progress(S, result, log):
-            end_game(S, L.WIN, log)
+            if not S[L.RULES] & PLAYOUT_ROUND_AFTER_WIN:
+                end_game(S, L.WIN, log)
+            elif heroes(S) == 0:  # round-after-win: no hero is left for the refresh, which tests the loss first
+                end_game(S, L.LOST_BY_HEROES, log)
+            else:  # round-after-win: the win waits for the refresh
+                S[L.OUTCOME] = L.WIN
+                S[L.PHASE] = L.TRAVEL
             return L.OK
     elif result < 0:
         if raise_threat(S, -result, log):
@@ -600,8 +607,11 @@ def leaves_play(S, card, log):
 def published_refresh(S, log):
     """The refresh under the published code's defects (``lotr_sim.defects``): threat +1 (refresh-at-fifty: lost
     above 50 only), then destroyed heroes, then destroyed allies and Gandalfs leave; under list-skip each list is
-    iterated while removing from it, so the card after each removed one is not looked at. Returns True when the
-    game is lost."""
+    iterated while removing from it, so the card after each removed one is not looked at; a win that waited for
+    the refresh (round-after-win) counts first. Returns True when the game is over."""
+    if S[L.OUTCOME] == L.WIN:
+        end_game(S, L.WIN, log)
+        return True
     if S[L.RULES] & REFRESH_AT_FIFTY and S[L.THREAT_LEVEL] + 1 == LOSING_THREAT:
         S[L.THREAT_LEVEL] += 1
         log_event(S, log, L.EV_THREAT, 1, S[L.THREAT_LEVEL], 0)

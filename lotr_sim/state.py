@@ -16,7 +16,7 @@ import numpy as np
 from lotr_sim import layout as L
 from lotr_sim.actions import Action, LabelledEnum, Stage, decode, decode_choices, encode
 from lotr_sim.cards import ALLY, CARDS, ENEMY, HERO, LOCATION, N_CARDS
-from lotr_sim.defects import DEFECTS, RULES_CHOICES, canonical, rules_code
+from lotr_sim.defects import DEFECTS, RULES_CHOICES, RULES_DESCRIBED, canonical, rules_code
 from lotr_sim.errors import IllegalActionError, TooManyActionsError, rule_error_message
 from lotr_sim.legal import TOO_MANY, enumerate_legal, sample_legal
 from lotr_sim.observation import Observation, observe, zone_of_cards
@@ -78,8 +78,7 @@ class GameState:
         if not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2**64:
             raise ValueError(f"seed must be an integer in [0, 2**64), got {seed!r}")
         if rules not in RULES_CHOICES:
-            raise ValueError(f"unknown rules {rules!r}; valid: corrected, published, or defect names joined by + "
-                             f"({', '.join(d.name for d in DEFECTS)})")
+            raise ValueError(f"unknown rules {rules!r}; valid: {RULES_DESCRIBED}")
         self._events: list[Event] | None = [] if trace else None
         log = self._new_log()
         self._s = new_state(parse_difficulty(difficulty), 3 if full_scenario else 1, rules_code(rules),

@@ -33,8 +33,9 @@ def test_rules_values_name_their_defects():
     assert rules_code("corrected") == 0
     assert GameState("easy", 1, rules="published").rules == "list-skip+late-destroy"
     assert "list-skip+late-destroy" in RULES_CHOICES
-    with pytest.raises(SpecError, match="rules"):
+    with pytest.raises(SpecError, match="rules") as refused:
         evaluate_setup("random", options={"rules": "buggy"}, games=1)
+    assert "in this order: list-skip, late-destroy" in str(refused.value) and len(str(refused.value)) < 400
     with pytest.raises(ValueError, match="unknown rules"):
         GameState("easy", 1, rules="buggy")
 

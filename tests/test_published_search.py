@@ -16,8 +16,11 @@ from agents.setup import Setup
 from agents.specs import AgentSpec
 from lotr_sim import GameState, Stage
 from lotr_sim import layout as L
-from lotr_sim.published_search import PLANS, children_of, subset_defense
+from lotr_sim.defects import PLAYOUT_ROUND_AFTER_WIN
+from lotr_sim.playout import play_out
+from lotr_sim.published_search import PLANS, children_of, expansion_flag, make_child, subset_defense
 from lotr_sim.report import published_label
+from lotr_sim.rules import apply_action
 from tuning.orchestrator import run_study
 from tuning.study_file import load_study
 
@@ -91,7 +94,75 @@ def test_a_defense_child_names_its_defenders_by_name_under_by_name(rules, order,
         assert act[18] == defender
 
 
-@pytest.mark.parametrize("rules", ["published", "published+double-resources+refresh-at-fifty+unopposed+by-name"])
+def winning_questing(damage: int, rules: str = "published+round-after-win") -> np.ndarray:
+    """Eowyn, the last hero, quests for the last point of the quest with Dol Guldur Orcs (attack 2) engaged: the
+    core state after her commitment, as a published search's playout (``playout``) or the real game plays it."""
+    g = make_state(phase="questing", quest_progress=7, next_encounter=[34], engaged=[18], destroyed_heroes=[0, 2],
+                   damage={1: damage}, rules=rules)
+    return g.core_state().copy()
+
+
+@pytest.mark.parametrize("damage, outcome", [(2, L.LOST_BY_HEROES), (0, L.WIN)])
+def test_a_playout_plays_out_the_round_of_its_win_under_round_after_win(damage, outcome):
+    """The published playouts test the win and loss flags after the whole round, the loss first: a win whose
+    round's defense then destroys the last hero counts as a loss."""
+    S = winning_questing(damage)
+    S[L.RULES] |= PLAYOUT_ROUND_AFTER_WIN
+    act, err, scratch = np.full(L.N_CARDS, L.NO_CHOICE, np.int64), np.zeros(4, np.int64), np.empty_like(S)
+    act[1] = 1
+    assert apply_action(S, act, err, None) == L.OK
+    assert S[L.PHASE] == L.TRAVEL and S[L.OUTCOME] == L.WIN  # the win waits for the refresh
+    assert play_out(S, np.zeros(5, np.int64), np.array([3], np.uint64), None, act, err, scratch) == outcome
+
+
+@pytest.mark.parametrize("rules", ["published+round-after-win", "published"])
+def test_the_real_game_wins_at_once_whatever_its_playouts_do(rules):
+    S = winning_questing(2, rules)
+    act, err = np.full(L.N_CARDS, L.NO_CHOICE, np.int64), np.zeros(4, np.int64)
+    act[1] = 1
+    assert apply_action(S, act, err, None) == L.OK
+    assert S[L.PHASE] == L.GAME_OVER and S[L.OUTCOME] == L.WIN
+
+
+def travel_child(rules: str, seed: int) -> tuple[bool, np.ndarray]:
+    """The published questing child committing Eowyn with one location staged: (whether it kept a travel plan,
+    the child's state)."""
+    S = make_state(phase="questing", staging=[34], next_encounter=[18], rules=rules).core_state()
+    C, mid, scratch = np.empty_like(S), np.empty_like(S), np.empty_like(S)
+    act, plan, err = (np.empty(L.N_CARDS, np.int64) for _ in range(3))
+    return make_child(S, np.int64(1) << 1, np.array([seed], np.uint64), C, act, plan, mid, err, scratch), C
+
+
+def test_a_travel_rolled_to_nowhere_is_rolled_again_under_second_travel():
+    """The published expansion travelled on the chosen copy; the round's travel, and each playout from that copy,
+    travelled again when no location was active: a child's roll of no travel is not kept."""
+    kept = {rules: [travel_child(rules, seed) for seed in range(40)]
+            for rules in ("published", "published+second-travel")}
+    assert all(planned for planned, _ in kept["published"])
+    assert all(C[L.PHASE] != L.TRAVEL for _, C in kept["published"])
+    again = [C for planned, C in kept["published+second-travel"] if not planned]
+    assert again and all(C[L.PHASE] == L.TRAVEL for C in again)  # the playouts and the real game roll it again
+    assert any(planned for planned, _ in kept["published+second-travel"])  # a travel to a location is kept
+
+
+@pytest.mark.parametrize("threat, flag", [(49, L.LOST_BY_THREAT), (40, L.ONGOING)])
+def test_an_expansion_that_loses_somewhere_decides_the_next_playout_under_stale_flags(threat, flag):
+    """The published simulate tests the global flags before it plays: a child of the expanded copy that lost (each
+    defense of the Orcs here ends the round at the refresh, which raises the threat to 50 from 49) makes the
+    next playout a loss."""
+    S = make_state(phase="defense", engaged=[18], threat=threat, rules="published+stale-flags").core_state()
+    masks, G, mid, scratch = np.empty(64, np.int64), np.empty_like(S), np.empty_like(S), np.empty_like(S)
+    act, plan, err = np.empty(L.N_CARDS, np.int64), np.empty(L.N_CARDS, np.int64), np.zeros(4, np.int64)
+    assert expansion_flag(S, np.array([1, 1, 1]), np.array([5], np.uint64), masks, G, act, plan, mid, err,
+                          scratch) == flag
+
+
+ALL_SEARCH_DEFECTS = ("published+double-resources+refresh-at-fifty+unopposed+by-name+stale-flags+second-travel+"
+                      "round-after-win")
+
+
+@pytest.mark.parametrize("rules", ["published", "published+double-resources+refresh-at-fifty+unopposed+by-name",
+                                   ALL_SEARCH_DEFECTS])
 def test_published_games_run_and_the_rolled_plans_are_played(rules):
     PLANS.clear()
     setup = Setup.parse(f"{P}-{P}-{P}-{P}-{P}").with_params({"budget": 30, "ppn": 10})
