@@ -33,7 +33,9 @@ BY_NAME = np.int64(128)
 STALE_FLAGS = np.int64(256)
 SECOND_TRAVEL = np.int64(512)
 ROUND_AFTER_WIN = np.int64(1024)
+UNSEEN_WIN = np.int64(2048)
 PLAYOUT_ROUND_AFTER_WIN = np.int64(1) << 40  # not an option: set by the published search on its playouts' copies
+QUEST_WIN_UNSEEN = np.int64(1) << 41  # not an option: set by the published search while it makes a child
 
 DEFECTS = (
     Defect("list-skip", int(LIST_SKIP),
@@ -78,10 +80,14 @@ DEFECTS = (
            "the search's playouts play out the round of a questing that wins (travel, encounter, defense, attack) "
            "and count the win at the refresh, a loss if the defense left no hero: the published playouts test "
            "the win and loss flags after a whole round, the loss first (the real game's win ends it at once)"),
+    Defect("unseen-win", int(UNSEEN_WIN),
+           "a questing child that completes the quest is not seen as won by the search: the win flag its making "
+           "set is reset by the playout before its own, and its playouts play on from the completed quest until a "
+           "later questing places progress on it (the real game's win ends it at once)"),
 )
 GAME_DEFECTS = ("list-skip", "late-destroy")
 SEARCH_DEFECTS = ("double-resources", "refresh-at-fifty", "unopposed", "one-per-name", "win-below-zero", "by-name",
-                  "stale-flags", "second-travel", "round-after-win")
+                  "stale-flags", "second-travel", "round-after-win", "unseen-win")
 ALIASES = {"corrected": (), "published": GAME_DEFECTS}
 _BITS = {d.name: d.bit for d in DEFECTS}
 

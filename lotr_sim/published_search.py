@@ -23,7 +23,8 @@ Facts of the published search that it plays, at a planning, questing or defense 
   spent; a node's value is its wins summed over its playouts, divided by its visits (one visit per ``ppn``
   playouts), UCT = value + c sqrt(2 ln N / n) with c = 1, and the answer is the visited child with the best
   UCT value; under ``stale-flags`` a child's first playout is decided by the outcome its own children reached
-  (``expansion_flag``), under ``round-after-win`` each playout plays out the round of a questing win.
+  (``expansion_flag``), under ``round-after-win`` each playout plays out the round of a questing win, under
+  ``unseen-win`` a child whose questing completes the quest plays on (``make_child``'s ``hide_win``).
 
 Not played: the published tree grows below a child once every child is visited (its second visit plays from a
 grandchild); here a child's further visits play from the child again (one level). The published code cut to one
@@ -43,10 +44,12 @@ from lotr_sim.defects import (
     BY_NAME,
     LIST_SKIP,
     PLAYOUT_ROUND_AFTER_WIN,
+    QUEST_WIN_UNSEEN,
     ROUND_AFTER_WIN,
     SECOND_TRAVEL,
     STALE_FLAGS,
     UNOPPOSED,
+    UNSEEN_WIN,
 )
 from lotr_sim.playout import play_out
 from lotr_sim.policies import RANDOM, fill_after_loss, policy_action
@@ -227,12 +230,17 @@ def chooses_nothing(act):
 
 
 @kernel
-def make_child(S, child, rs, C, act, plan, mid, err, scratch):
+def make_child(S, child, rs, C, act, plan, mid, err, scratch, hide_win=False):
     """Child ``child`` of ``S`` into ``C``: the decision, then the travel or attack it rolls, kept. ``act`` gets
-    the decision; returns True when a rolled travel or attack is in ``plan``, to be played at ``mid``."""
+    the decision; returns True when a rolled travel or attack is in ``plan``, to be played at ``mid``.
+    ``hide_win`` (unseen-win): a questing that completes the quest does not end the child's game."""
     decision_of(S, child, rs, act, scratch)
     copy_state(C, S)
-    if apply_action(C, act, err, None) != L.OK:
+    if hide_win:
+        C[L.RULES] |= QUEST_WIN_UNSEEN
+    code = apply_action(C, act, err, None)
+    C[L.RULES] &= ~QUEST_WIN_UNSEEN
+    if code != L.OK:
         raise RuntimeError("published-mcts built an illegal decision")
     if C[L.PHASE] != L.TRAVEL and C[L.PHASE] != L.ATTACK:
         return False
@@ -332,7 +340,7 @@ def published_decide(S, budget, ppn, c, playout, reductions, redraw, seed, act, 
         flag = L.ONGOING
         if visits[pick] == 0:
             planned[pick] = make_child(S, masks[pick], rs, states[pick], acts[pick], plans[pick], mids[pick], err,
-                                       scratch)
+                                       scratch, S[L.RULES] & UNSEEN_WIN != 0)
             if S[L.RULES] & STALE_FLAGS:
                 flag = expansion_flag(states[pick], reductions, rs, grand_masks, grand, grand_act, grand_plan,
                                       grand_mid, err, scratch)

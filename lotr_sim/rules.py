@@ -46,6 +46,7 @@ from lotr_sim.defects import (
     LIST_SKIP,
     ONE_PER_NAME,
     PLAYOUT_ROUND_AFTER_WIN,
+    QUEST_WIN_UNSEEN,
     REFRESH_AT_FIFTY,
     UNOPPOSED,
     WIN_BELOW_ZERO,
@@ -415,7 +416,7 @@ def apply_questing(S, act, err, log):
     log_event(S, log, L.EV_QUEST_RESULT, willpower, threat, 0)
     result = willpower - threat
     if result > 0:
-        if add_progress(S, result, log):
+        if add_progress(S, result, log) and not S[L.RULES] & QUEST_WIN_UNSEEN:  # unseen-win: the copy plays on
             if not S[L.RULES] & PLAYOUT_ROUND_AFTER_WIN:
                 end_game(S, L.WIN, log)
             elif heroes(S) == 0:  # round-after-win: no hero is left for the refresh, which tests the loss first

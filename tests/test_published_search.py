@@ -16,7 +16,7 @@ from agents.setup import Setup
 from agents.specs import AgentSpec
 from lotr_sim import GameState, Stage
 from lotr_sim import layout as L
-from lotr_sim.defects import PLAYOUT_ROUND_AFTER_WIN
+from lotr_sim.defects import PLAYOUT_ROUND_AFTER_WIN, QUEST_WIN_UNSEEN
 from lotr_sim.playout import play_out
 from lotr_sim.published_search import PLANS, children_of, expansion_flag, make_child, subset_defense
 from lotr_sim.report import published_label
@@ -124,6 +124,23 @@ def test_the_real_game_wins_at_once_whatever_its_playouts_do(rules):
     assert S[L.PHASE] == L.GAME_OVER and S[L.OUTCOME] == L.WIN
 
 
+@pytest.mark.parametrize("hide_win", [True, False])
+def test_a_child_that_completes_the_quest_plays_on_under_unseen_win(hide_win):
+    """The published search's child that completes the quest is not seen as won: the win flag its making set is
+    reset by another playout first, and its playouts find the win only at a later questing's progress."""
+    S = make_state(phase="questing", quest_progress=7, next_encounter=[34],
+                   rules="published+unseen-win").core_state()
+    C, mid, scratch = np.empty_like(S), np.empty_like(S), np.empty_like(S)
+    act, plan, err = (np.empty(L.N_CARDS, np.int64) for _ in range(3))
+    make_child(S, np.int64(1) << 1, np.array([3], np.uint64), C, act, plan, mid, err, scratch, hide_win)
+    if hide_win:
+        assert C[L.PHASE] != L.GAME_OVER and C[L.QUEST_PROGRESS] >= 8 and not C[L.RULES] & QUEST_WIN_UNSEEN
+        assert play_out(C, np.zeros(5, np.int64), np.array([3], np.uint64), None, act, err, scratch) in (
+            L.WIN, L.LOST_BY_HEROES, L.LOST_BY_THREAT)
+    else:
+        assert C[L.PHASE] == L.GAME_OVER and C[L.OUTCOME] == L.WIN
+
+
 def travel_child(rules: str, seed: int) -> tuple[bool, np.ndarray]:
     """The published questing child committing Eowyn with one location staged: (whether it kept a travel plan,
     the child's state)."""
@@ -158,7 +175,7 @@ def test_an_expansion_that_loses_somewhere_decides_the_next_playout_under_stale_
 
 
 ALL_SEARCH_DEFECTS = ("published+double-resources+refresh-at-fifty+unopposed+by-name+stale-flags+second-travel+"
-                      "round-after-win")
+                      "round-after-win+unseen-win")
 
 
 @pytest.mark.parametrize("rules", ["published", "published+double-resources+refresh-at-fifty+unopposed+by-name",
