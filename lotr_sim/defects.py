@@ -48,7 +48,8 @@ DEFECTS = (
            "unless that questing wins"),
     Defect("double-resources", int(DOUBLE_RESOURCES),
            "from the second round the resource phase runs twice (every hero gains 2, the player draws 2): the "
-           "published MCTS ran it on the defense search's chosen copy, then the round ran it again"),
+           "published MCTS ran it on the defense search's chosen copy, then the round ran it again; the "
+           "search's playouts run it once a round (a defense child's first round carries the double phase)"),
     Defect("refresh-at-fifty", int(REFRESH_AT_FIFTY),
            "threat 50 reached at the refresh does not lose at once: after an MCTS defense the published code "
            "tested threat > 50, so the next questing is played, lost unless it wins"),

@@ -42,6 +42,7 @@ from lotr_sim.candidates import willpower_of
 from lotr_sim.cards import ALLY_FIRST, COST, N_CARDS, NAME_FIRST
 from lotr_sim.defects import (
     BY_NAME,
+    DOUBLE_RESOURCES,
     LIST_SKIP,
     PLAYOUT_ROUND_AFTER_WIN,
     QUEST_WIN_UNSEEN,
@@ -283,6 +284,7 @@ def wins_of(C, ppn, budget_left, flag, policies, rs, work, act, err, scratch):
             outcome = flag
         else:
             copy_state(work, C)
+            work[L.RULES] &= ~DOUBLE_RESOURCES
             if work[L.RULES] & ROUND_AFTER_WIN:
                 work[L.RULES] |= PLAYOUT_ROUND_AFTER_WIN
             outcome = play_out(work, policies, rs, None, act, err, scratch)
