@@ -65,6 +65,7 @@ from lotr_sim.rules import (
     determinize,
     heroes,
     lowest,
+    names_no_one,
     nth_card,
     popcount,
     ready,
@@ -222,15 +223,6 @@ def decision_of(S, child, rs, act, scratch):
 
 
 @kernel
-def chooses_nothing(act):
-    """True when the action vector ``act`` names no card (a travel to no location)."""
-    for c in range(N_CARDS):
-        if act[c] != L.NO_CHOICE:
-            return False
-    return True
-
-
-@kernel
 def make_child(S, child, rs, C, act, plan, mid, err, scratch, hide_win=False):
     """Child ``child`` of ``S`` into ``C``: the decision, then the travel or attack it rolls, kept. ``act`` gets
     the decision; returns True when a rolled travel or attack is in ``plan``, to be played at ``mid``.
@@ -247,7 +239,7 @@ def make_child(S, child, rs, C, act, plan, mid, err, scratch, hide_win=False):
         return False
     copy_state(mid, C)
     policy_action(C, RANDOM, rs, plan, scratch)
-    if C[L.RULES] & SECOND_TRAVEL and C[L.PHASE] == L.TRAVEL and chooses_nothing(plan):
+    if C[L.RULES] & SECOND_TRAVEL and C[L.PHASE] == L.TRAVEL and names_no_one(plan):
         return False
     if apply_action(C, plan, err, None) != L.OK:
         raise RuntimeError("the random policy chose an illegal action")
@@ -323,8 +315,8 @@ def published_decide(S, budget, ppn, c, playout, reductions, redraw, seed, act, 
     step, err = np.empty(N_CARDS, np.int64), np.zeros(4, np.int64)
     order = np.arange(n)
     _, budget_left = wins_of(S, ppn, budget, L.ONGOING, policies, rs, work, step, err, scratch)  # the root's own
-    grand_masks, grand, grand_mid = np.empty(1 << MAX_CHARACTERS, np.int64), np.empty(L.STATE_SIZE, np.int64), \
-        np.empty(L.STATE_SIZE, np.int64)
+    grand_masks = np.empty(1 << MAX_CHARACTERS if S[L.RULES] & STALE_FLAGS else 1, np.int64)  # expansion_flag's
+    grand, grand_mid = np.empty(L.STATE_SIZE, np.int64), np.empty(L.STATE_SIZE, np.int64)
     grand_act, grand_plan = np.empty(N_CARDS, np.int64), np.empty(N_CARDS, np.int64)
     root_visits = 1
     while budget_left > 0:
