@@ -59,6 +59,9 @@ _C = Param("c", float, 1 / math.sqrt(2), 0.0, 100.0, help="UCB1 exploration cons
 _LEARNING_PARAMS = (  # the rl agent's, but its algo and encoding, which the game's learning interface gives
     Param("neurons", int, 100, 1, 4096, help="hidden ReLU units (of each hidden layer)"),
     Param("layers", int, 1, 1, 8, help="hidden layers (the thesis's networks: 1)"),
+    Param("net", str, "mlp", choices=("mlp", "slots"),
+          help="ppo: an MLP over the whole observation, or slots: one network shared by the slots of an encoder and "
+               "action space laid out by slot (Carcassonne's open positions), scoring each slot's actions"),
     Param("lr", float, 6.5e-4, 1e-7, 1.0, help="Adam learning rate"),
     Param("epsilon", float, 0.1, 0.0, 1.0, help="Q-learning: exploration rate while training"),
     Param("policy", str, "greedy", choices=("greedy", "sample"), help="acting after training: best or sampled action"),

@@ -8,7 +8,15 @@ from typing import Any
 import numpy as np
 
 from carcassonne_sim import kernels as K
-from carcassonne_sim.encoding import ENCODING_SIZE, MAX_SCORE_FEATURE, N_DIRECT
+from carcassonne_sim.encoding import (
+    ENCODING_SIZE,
+    GLOBAL_SIZE,
+    MAX_FRONTIER,
+    MAX_SCORE_FEATURE,
+    N_DIRECT,
+    SLOT_ACTIONS,
+    SLOT_SIZE,
+)
 from carcassonne_sim.published import EXPLORATION, PUBLISHED, ROLLOUTS_PER_STEP
 from carcassonne_sim.tiles import KIND_NAMES, LETTERS, MAX_SEGMENTS, N_SEGMENTS, segment_name
 from gamecore.errors import IllegalActionError
@@ -261,10 +269,11 @@ GAME = Game(
     published=PUBLISHED,
     seat_measures=PAPER_MEASURES,
     encoders=(Encoder("slots", dict.fromkeys(SEATS, ENCODING_SIZE), low=-1.0, high=MAX_SCORE_FEATURE,
+                      layout=(GLOBAL_SIZE, MAX_FRONTIER, SLOT_SIZE),
                       help="the drawn tile, the tiles to come, scores and meeples, and per open position (a slot) "
                            "its neighbours' edges and features and the drawn tile's fits and meeple choices "
                            "(carcassonne_sim/encoding.py)"),),
-    action_spaces=(ActionSpace("direct", dict.fromkeys(SEATS, N_DIRECT),
+    action_spaces=(ActionSpace("direct", dict.fromkeys(SEATS, N_DIRECT), per_slot=SLOT_ACTIONS,
                                help="slot x rotation x meeple (none or a segment): the open positions in a canonical "
                                     "order (carcassonne_sim/encoding.py)"),),
     invariants="carcassonne_sim.invariants:broken",

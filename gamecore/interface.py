@@ -122,13 +122,16 @@ class Command:
 class Encoder:
     """A named encoding of what a player sees, as float features (a network's input, an environment's
     observation): number ``i`` of ``Game.encoders`` is ``encode(S, i, player, out)`` of the kernels. ``sizes`` gives
-    its length at each role's decisions (the roles it covers); every feature lies in [``low``, ``high``]."""
+    its length at each role's decisions (the roles it covers); every feature lies in [``low``, ``high``].
+    ``layout`` (global features, slots, features per slot), where the encoding is laid out by slot (the global
+    features, then each slot's alike): a ``net = "slots"`` network reads it so; empty: not laid out so."""
 
     name: str
     sizes: dict[str, int]
     help: str = ""
     low: float = 0.0
     high: float = 1.0
+    layout: tuple[int, int, int] = ()
 
 
 @dataclass(frozen=True)
@@ -136,11 +139,13 @@ class ActionSpace:
     """A fixed, indexed action space with a mask: number ``i`` of ``Game.action_spaces`` is ``action_mask(S, i,
     mask)`` and ``decode(S, i, index, ...)`` of the kernels. ``direct``: the game's legal actions as indices; a
     game's ``macro`` space: a few rules that each make a legal action (LOTR's thesis 5.4.2). ``sizes`` gives its
-    number of indices at each role's decisions (the roles it covers)."""
+    number of indices at each role's decisions (the roles it covers). ``per_slot``: where index ``k * per_slot + j``
+    is action ``j`` on slot ``k`` of an encoder's ``layout``, the actions of a slot; 0: not laid out so."""
 
     name: str
     sizes: dict[str, int]
     help: str = ""
+    per_slot: int = 0
 
 
 @dataclass(frozen=True)

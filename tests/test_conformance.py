@@ -114,6 +114,12 @@ def test_the_kernels_and_the_game_fields_are_all_there(game):
     assert game.encoders and game.action_spaces, "the environments need an encoder and an action space"
     for described in (*game.encoders, *game.action_spaces):
         assert set(described.sizes) <= set(game.roles) and min(described.sizes.values()) > 0
+    for encoder in game.encoders:  # a layout by slot (net = "slots") covers the encoding exactly
+        if encoder.layout:
+            global_size, slots, slot_size = encoder.layout
+            assert global_size + slots * slot_size == max(encoder.sizes.values()), f"{encoder.name}'s layout"
+            for space in game.action_spaces:
+                assert not space.per_slot or slots * space.per_slot == max(space.sizes.values()), space.name
     if game.invariants:
         imported(game.invariants)
 

@@ -127,3 +127,50 @@ def test_a_study_trains_its_networks_in_another_setup_and_plays_its_own(in_tmp, 
     with pytest.raises(SpecError, match=r"training.setup = 'random-rl' is invalid: it trains no network for first; "
                                         r"expected rl there$"):
         load_study(study)
+
+
+def test_a_slots_network_scores_each_slot_from_the_global_features_and_that_slot_alone():
+    """``net = "slots"``: one network shared by the slots, so a slot's logits are the same function of (global,
+    its block) wherever the slot stands, and unmoved by the other slots' blocks."""
+    import torch
+
+    from agents.learning.slot_network import SlotNetwork
+
+    torch.manual_seed(0)
+    net = SlotNetwork((3, 4, 5, 2), neurons=8, layers=2)
+    features = torch.randn(2, 3 + 4 * 5)
+    logits = net.forward_actor(features).reshape(2, 4, 2)
+    swapped = features.clone()
+    swapped[:, 3:8], swapped[:, 18:23] = features[:, 18:23], features[:, 3:8]  # slots 0 and 3 exchanged
+    moved = net.forward_actor(swapped).reshape(2, 4, 2)
+    assert torch.allclose(moved[:, 0], logits[:, 3]) and torch.allclose(moved[:, 3], logits[:, 0])
+    assert torch.allclose(moved[:, 1:3], logits[:, 1:3])
+    assert net.forward_critic(features).shape == (2, 16)
+
+
+def test_a_slots_network_where_the_game_or_the_rule_cannot_take_it_is_one_line():
+    with pytest.raises(SpecError, match=r"^rl net = 'slots' on loveletter's encoder '[^']+' and action space 'direct'"
+                                        r": they are not laid out by slot; use net = 'mlp'$"):
+        make_learner("first", Setup.parse("rl-random", "loveletter").with_params(
+            {"first.algo": "ppo-direct", "first.net": "slots"}).first)
+    with pytest.raises(SpecError, match=r"^first: net = 'slots' is ppo's; algo ac-direct learns an MLP "
+                                        r"\(net = 'mlp'\)$"):
+        make_learner("first", Setup.parse("rl-random", "carcassonne").with_params(
+            {"first.algo": "ac-direct", "first.net": "slots"}).first)
+
+
+@pytest.mark.slow
+def test_carcassonne_trains_a_slots_network_whose_checkpoint_plays_and_refuses_an_mlp(tmp_path):
+    """Masked PPO over Carcassonne's slot layout: it trains, its checkpoint plays both seats as a role of a setup,
+    and the same file given to an MLP agent is refused in one line naming the parameter."""
+    setup = Setup.parse("rl-random", "carcassonne").with_params(
+        {"first.algo": "ppo-direct", "first.net": "slots", "first.neurons": 16, "first.n_steps": 32})
+    result = train(setup, {}, episodes=12, seed=2, envs=1, window=4, out=tmp_path)
+    assert result.wins.size == 12
+    trained = Setup.load(tmp_path / "agent.toml")
+    assert trained.first.as_dict()["net"] == "slots"
+    assert evaluate_setup(trained, games=2, seed=3, seats="both").games == 4
+    as_mlp = trained.with_params({"first.net": "mlp"})
+    with pytest.raises(SpecError, match=r"^first\.weights = '.+first\.pt': cannot load: trained for net 'slots', "
+                                        r"not 'mlp'; give a \.pt trained for net 'mlp', or set net = 'slots'$"):
+        make_learner("first", as_mlp.first)

@@ -1,7 +1,7 @@
 """Loading an rl agent's trained weights (its ``weights`` parameter), with one-line errors.
 
 A weights file is what ``lotr train`` writes (``save_weights``): ``torch.save``
-of ``{"format": 2, "game", "role", "algo", "encoding", "layers", "networks"}``,
+of ``{"format": 2, "game", "role", "algo", "encoding", "layers", "net", "networks"}`` (``net`` missing: an MLP),
 the networks being the learner's ``state_dict()``, a dict from network name
 ("q"; or "actor" and "critic") to that network's own state_dict. A file of
 the first format (the networks alone, as LOTR's shipped ones) loads too. ``load_weights`` reads the file with
@@ -62,7 +62,7 @@ def save_weights(learner: Learner, state: dict, path: Path) -> None:
     """Write ``state`` (the learner's ``state_dict()``, or an earlier copy of it) with what it was trained for."""
     spec = learner.spec
     torch.save({"format": FORMAT, "game": spec.game.name, "role": learner.role, "algo": spec["algo"],
-                "encoding": learner.encoding, "layers": spec["layers"], "networks": state}, path)
+                "encoding": learner.encoding, "layers": spec["layers"], "net": spec["net"], "networks": state}, path)
 
 
 def _networks(learner: Learner, saved):
@@ -70,13 +70,15 @@ def _networks(learner: Learner, saved):
     if not isinstance(saved, Mapping) or saved.get("format") != FORMAT:
         return saved  # the first format: the networks alone, checked by _check
     spec, game = learner.spec, learner.spec.game
-    trained = {"game": game.name, "algo": spec["algo"], "encoding": learner.encoding, "layers": spec["layers"]}
+    trained = {"game": game.name, "algo": spec["algo"], "encoding": learner.encoding, "layers": spec["layers"],
+               "net": spec["net"]}
     if not game.by_seat:
         trained["role"] = learner.role
     for key, wanted in trained.items():
-        if saved.get(key) != wanted:
-            raise _Unloadable(f"trained for {key} {saved.get(key)!r}, not {wanted!r}",
-                              f"give a .pt trained for {key} {wanted!r}, or set {key} = {saved.get(key)!r}"
+        found = saved.get(key, "mlp" if key == "net" else None)  # files before net was a parameter: MLPs
+        if found != wanted:
+            raise _Unloadable(f"trained for {key} {found!r}, not {wanted!r}",
+                              f"give a .pt trained for {key} {wanted!r}, or set {key} = {found!r}"
                               if key not in ("game", "role") else f"give a .pt trained for {game.name}'s "
                               f"{learner.role}")
     return saved.get("networks")

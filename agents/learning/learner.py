@@ -50,6 +50,9 @@ class Learner:
 
     def add_network(self, name: str, n_out: int) -> nn.Module:
         """A network trained by the learner's Adam (learning rate ``spec["lr"]``)."""
+        if self.spec["net"] != "mlp":
+            raise SpecError(f"{self.role}: net = {self.spec['net']!r} is ppo's; algo {self.spec['algo']} learns "
+                            "an MLP (net = 'mlp')")
         net = mlp(self.obs_size, self.spec["neurons"], n_out, self.spec["layers"])
         self.modules[name] = net
         params = [p for module in self.modules.values() for p in module.parameters()]

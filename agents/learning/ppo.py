@@ -27,6 +27,7 @@ import numpy as np
 import torch
 
 from agents.learning.learner import IndexLearner, categorical
+from agents.learning.slot_network import slot_layout, slot_policy_class
 from agents.setup import Setup
 from agents.specs import SpecError
 from gamecore.rng import derive_seed
@@ -41,9 +42,19 @@ def _sb3_contrib():
     return sb3_contrib
 
 
-def policy_kwargs(spec) -> dict:
-    """The policy's network: ``layers`` hidden ReLU layers of ``neurons`` units for the actor and the critic."""
-    return {"net_arch": [spec["neurons"]] * spec["layers"], "activation_fn": torch.nn.ReLU}
+def policy(learner: PPOLearner) -> tuple[type, dict]:
+    """The policy's class and keyword arguments: ``layers`` hidden ReLU layers of ``neurons`` units for the actor
+    and the critic, over the whole observation (``net = "mlp"``) or shared by its slots (``"slots"``,
+    ``agents.learning.slot_network``)."""
+    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+
+    spec = learner.spec
+    if spec["net"] == "mlp":
+        return MaskableActorCriticPolicy, {"net_arch": [spec["neurons"]] * spec["layers"],
+                                           "activation_fn": torch.nn.ReLU}
+    game = spec.game
+    layout = slot_layout(spec, game.encoders[learner.encoding], game.action_spaces[learner.space])
+    return slot_policy_class(), {"layout": layout, "neurons": spec["neurons"], "layers": spec["layers"]}
 
 
 class PPOLearner(IndexLearner):
@@ -54,11 +65,10 @@ class PPOLearner(IndexLearner):
         _sb3_contrib()
         import gymnasium
 
-        from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
-
         observations = gymnasium.spaces.Box(-np.inf, np.inf, (self.obs_size,), np.float32)
-        self.policy = MaskableActorCriticPolicy(observations, gymnasium.spaces.Discrete(self.n_actions),
-                                                lambda _: spec["lr"], **policy_kwargs(spec))
+        policy_class, kwargs = policy(self)
+        self.policy = policy_class(observations, gymnasium.spaces.Discrete(self.n_actions), lambda _: spec["lr"],
+                                   **kwargs)
         self.modules = {"policy": self.policy}
 
     def choose(self, states, uniforms, mode):
@@ -104,10 +114,11 @@ def train_ppo(setup: Setup, options: dict, roles: list[str], episodes: int, seed
     if self_play is not None:
         self_play.attach(vector)
     p = spec.as_dict()
-    model = MaskablePPO("MlpPolicy", vector, learning_rate=p["lr"], n_steps=p["n_steps"],
+    policy_class, kwargs = policy(learner)
+    model = MaskablePPO(policy_class, vector, learning_rate=p["lr"], n_steps=p["n_steps"],
                         batch_size=p["batch_size"], n_epochs=p["n_epochs"], gamma=p["gamma"],
                         gae_lambda=p["gae_lambda"], ent_coef=p["ent_coef"], clip_range=p["clip_range"],
-                        policy_kwargs=policy_kwargs(spec), seed=int(derive_seed(np.uint64(seed), np.uint64(2))) % 2**32,
+                        policy_kwargs=kwargs, seed=int(derive_seed(np.uint64(seed), np.uint64(2))) % 2**32,
                         device="cpu", verbose=0)
     curve = Curve(episodes, window, model, roles, bar, on_window)
 
