@@ -55,7 +55,8 @@ DEFECTS = (
            "tested threat > 50, so the next questing is played, lost unless it wins"),
     Defect("unopposed", int(UNOPPOSED),
            "a defense that names no defender (the published search's choice when no defender subset exists) "
-           "lets no enemy attack and skips the attack phase"),
+           "lets no enemy attack and skips the attack phase; the search decides every defense with an enemy "
+           "engaged, a lone hero's with nothing ready too (the published agent ran it at every defense)"),
     Defect("one-per-name", int(ONE_PER_NAME),
            "between stages one card of each name stays in play and in the engagement area (the last one's damage "
            "and exhaustion), the others leave: the published code until 2022 rebuilt the game from per-name data "

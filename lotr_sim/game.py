@@ -29,6 +29,9 @@ PUBLISHED_SEARCH_PARAMS = (
     Param("ppn", int, 10, 1, 1_000_000, help="playouts per node visit"),
     Param("c", float, 1.0, 0.0, 100.0, help="UCT constant over summed wins (the published uctConst)"),
     Param("playout", str, POLICY_NAMES[0], choices=POLICY_NAMES[:2], help="policy of the playouts"),
+    Param("tree", str, "deep", choices=("deep", "one-level"),
+          help="deep: the published tree, each node expanded at its first visit and descended into at its next; "
+               "one-level: a root child's further visits play from it again"),
     *REDUCTION_PARAMS,
 )
 PUBLISHED_AGENTS = (

@@ -19,16 +19,21 @@ Facts of the published search that it plays, at a planning, questing or defense 
   travel or attack with no plan, the random agent's choice; under ``second-travel`` a travel rolled to no
   location is not kept, so the real game and each playout roll it again, as the published code did);
 - the search: the first iteration plays ``ppn`` playouts from the root itself, each further iteration from a
-  child (unvisited ones first, in a shuffled order, then the best UCT value), until ``budget`` playouts are
-  spent; a node's value is its wins summed over its playouts, divided by its visits (one visit per ``ppn``
-  playouts), UCT = value + c sqrt(2 ln N / n) with c = 1, and the answer is the visited child with the best
-  UCT value; under ``stale-flags`` a child's first playout is decided by the outcome its own children reached
-  (``expansion_flag``), under ``round-after-win`` each playout plays out the round of a questing win, under
-  ``unseen-win`` a child whose questing completes the quest plays on (``make_child``'s ``hide_win``).
+  node of the published tree (``tree = "deep"``): from the root, unvisited children first (in a shuffled order),
+  else the child with the best UCT value, descending until an unvisited node or a leaf; a node is expanded at its
+  first visit (its children made, each with the travel or attack it rolls) and its playouts then played, until
+  ``budget`` playouts are spent; a node's value is its wins summed over its playouts, divided by its visits (one
+  visit per ``ppn`` playouts), UCT = value + c sqrt(2 ln N / n) with c = 1 and N the parent's visits, and the
+  answer is the root's visited child with the best UCT value; under ``stale-flags`` a node's first playout is
+  decided by the outcome its own children reached, under ``round-after-win`` each playout plays out the round of
+  a questing win, under ``unseen-win`` a questing child that completes the quest plays on (``make_child``'s
+  ``hide_win``).
 
-Not played: the published tree grows below a child once every child is visited (its second visit plays from a
-grandchild); here a child's further visits play from the child again (one level). The published code cut to one
-level in the same way wins as often (docs/lotr-published-rules.md, "Controlled runs on the code").
+``tree = "one-level"`` plays a root child's further visits from the child again (the published code cut so
+gives the questing and defense searches' rows as the full tree does, not the planning search's:
+docs/lotr-published-rules.md). Not played: a node whose travel is still to roll (``second-travel``) or whose
+game ended is a leaf, where the published code expanded it; a defense with no enemy engaged is no node of its
+own (the published tree held one child there).
 """
 
 from __future__ import annotations
@@ -39,7 +44,7 @@ from gamecore.jit import allocating, kernel
 from gamecore.rng import below, mix64
 from lotr_sim import layout as L
 from lotr_sim.candidates import willpower_of
-from lotr_sim.cards import ALLY_FIRST, COST, N_CARDS, NAME_FIRST
+from lotr_sim.cards import ALLY_FIRST, COST, N_CARDS, NAME_FIRST, STAGE_QUEST_POINTS
 from lotr_sim.defects import (
     BY_NAME,
     DOUBLE_RESOURCES,
@@ -247,6 +252,23 @@ def make_child(S, child, rs, C, act, plan, mid, err, scratch, hide_win=False):
 
 
 @kernel
+def quest_done(G):
+    """Whether ``G``'s questing completed the last quest stage, seen or not (``unseen-win``)."""
+    stage = G[L.QUEST_STAGE]
+    return stage + 1 >= G[L.QUEST_STAGE_COUNT] and G[L.QUEST_PROGRESS] >= STAGE_QUEST_POINTS[stage]
+
+
+@kernel
+def flag_of(G, questing):
+    """The global flags a child ``G`` leaves: its loss, else its win (a questing child's completed quest too)."""
+    if G[L.OUTCOME] == L.LOST_BY_THREAT or G[L.OUTCOME] == L.LOST_BY_HEROES:
+        return G[L.OUTCOME]
+    if G[L.OUTCOME] == L.WIN or (questing and quest_done(G)):
+        return L.WIN
+    return L.ONGOING
+
+
+@kernel
 def expansion_flag(C, reductions, rs, masks, G, act, plan, mid, err, scratch):
     """The outcome that the published search's expansion of ``C`` leaves in the code's global win and loss flags,
     which decides the playout after it: a loss when one of ``C``'s children (its questing or defense, each with
@@ -256,9 +278,10 @@ def expansion_flag(C, reductions, rs, masks, G, act, plan, mid, err, scratch):
     flag = L.ONGOING
     for k in range(children_of(C, reductions, masks)):
         make_child(C, masks[k], rs, G, act, plan, mid, err, scratch)
-        if G[L.OUTCOME] == L.LOST_BY_THREAT or G[L.OUTCOME] == L.LOST_BY_HEROES:
-            return G[L.OUTCOME]
-        if G[L.OUTCOME] == L.WIN:
+        seen = flag_of(G, False)
+        if seen == L.LOST_BY_THREAT or seen == L.LOST_BY_HEROES:
+            return seen
+        if seen == L.WIN:
             flag = L.WIN
     return flag
 
@@ -291,10 +314,27 @@ def uct(utility, visits, root_visits, c):
 
 
 @allocating
-def published_decide(S, budget, ppn, c, playout, reductions, redraw, seed, act, plan, mid):
+def grown(a, size):
+    """``a`` (nodes along its first axis) with room for ``size`` nodes, its rows kept."""
+    if size <= a.shape[0]:
+        return a
+    b = np.empty((max(size, 2 * a.shape[0]),) + a.shape[1:], a.dtype)
+    b[: a.shape[0]] = a
+    return b
+
+
+@allocating
+def published_decide(S, budget, ppn, c, playout, reductions, redraw, deep, seed, act, plan, mid):
     """The published search's decision at ``S`` (planning, questing or defense) into ``act``; returns True when
     the chosen child rolled a travel or attack, then in ``plan``, to be played at the state ``mid``. ``redraw``:
-    search a copy whose deck orders are drawn again (the 2021 code), not the true state (2022)."""
+    search a copy whose deck orders are drawn again (the 2021 code), not the true state (2022). ``deep``: the
+    published tree, each node expanded at its first visit and descended into at its next ones; else one level
+    (a root child's further visits play from it again).
+
+    Nodes ``0 .. n - 1`` are the root's children (made at their first visit, with the decision and the travel or
+    attack they roll); a node expanded under ``deep`` holds its children at ``first[k] ..`` (``count[k]`` of them,
+    -1 while unexpanded, 0 for a leaf: an ended game or a travel still to roll), in ``order`` shuffled at each
+    pass as the published select shuffled them."""
     rs = np.empty(1, np.uint64)
     rs[0] = mix64(seed)
     real = S
@@ -303,54 +343,85 @@ def published_decide(S, budget, ppn, c, playout, reductions, redraw, seed, act, 
         determinize(S, rs)
     masks = np.empty(1 << MAX_CHARACTERS, np.int64)
     n = children_of(S, reductions, masks)
+    root_masks = masks[:n].copy()
     states = np.empty((n, L.STATE_SIZE), np.int64)
+    parent, first, count = np.full(n, -1, np.int64), np.zeros(n, np.int64), np.full(n, -1, np.int64)
+    visits, utility, order = np.zeros(n, np.int64), np.zeros(n, np.float64), np.arange(n)
     acts = np.empty((n, N_CARDS), np.int64)
     plans = np.empty((n, N_CARDS), np.int64)
     mids = np.empty((n, L.STATE_SIZE), np.int64)
     planned = np.zeros(n, np.bool_)
-    visits = np.zeros(n, np.int64)
-    utility = np.zeros(n, np.float64)
+    used = n
     policies = np.full(5, playout, np.int64)
     work, scratch = np.empty(L.STATE_SIZE, np.int64), np.empty(L.STATE_SIZE, np.int64)
     step, err = np.empty(N_CARDS, np.int64), np.zeros(4, np.int64)
-    order = np.arange(n)
     _, budget_left = wins_of(S, ppn, budget, L.ONGOING, policies, rs, work, step, err, scratch)  # the root's own
-    grand_masks = np.empty(1 << MAX_CHARACTERS if S[L.RULES] & STALE_FLAGS else 1, np.int64)  # expansion_flag's
+    stale = S[L.RULES] & STALE_FLAGS != 0
+    hide_win = S[L.RULES] & UNSEEN_WIN != 0
+    grand_masks = np.empty(1 << MAX_CHARACTERS if stale and not deep else 1, np.int64)  # expansion_flag's
     grand, grand_mid = np.empty(L.STATE_SIZE, np.int64), np.empty(L.STATE_SIZE, np.int64)
     grand_act, grand_plan = np.empty(N_CARDS, np.int64), np.empty(N_CARDS, np.int64)
     root_visits = 1
     while budget_left > 0:
-        for i in range(n - 1, 0, -1):  # the published select shuffles the children each time
-            j = below(rs, i + 1)
-            order[i], order[j] = order[j], order[i]
-        pick, best = -1, 0.0
-        for k in order:
-            if visits[k] == 0:
-                pick = k
+        node, lo, size, parent_visits = -1, 0, n, root_visits
+        while True:  # select: unvisited children first, in a shuffled order, then the best UCT value
+            for i in range(size - 1, 0, -1):
+                j = below(rs, i + 1)
+                order[lo + i], order[lo + j] = order[lo + j], order[lo + i]
+            pick, best = -1, 0.0
+            for k in order[lo: lo + size]:
+                if visits[k] == 0:
+                    pick = k
+                    break
+                score = uct(utility[k], visits[k], parent_visits, c)
+                if score > best:
+                    pick, best = k, score
+            node = pick
+            if visits[node] == 0 or not deep or count[node] <= 0:
                 break
-            score = uct(utility[k], visits[k], root_visits, c)
-            if score > best:
-                pick, best = k, score
+            lo, size, parent_visits = first[node], count[node], visits[node]
         flag = L.ONGOING
-        if visits[pick] == 0:
-            planned[pick] = make_child(S, masks[pick], rs, states[pick], acts[pick], plans[pick], mids[pick], err,
-                                       scratch, S[L.RULES] & UNSEEN_WIN != 0)
-            if S[L.RULES] & STALE_FLAGS:
-                flag = expansion_flag(states[pick], reductions, rs, grand_masks, grand, grand_act, grand_plan,
-                                      grand_mid, err, scratch)
-        wins, budget_left = wins_of(states[pick], ppn, budget_left, flag, policies, rs, work, step, err, scratch)
-        visits[pick] += 1
-        utility[pick] += wins
+        if visits[node] == 0:
+            if node < n:
+                planned[node] = make_child(S, root_masks[node], rs, states[node], acts[node], plans[node],
+                                           mids[node], err, scratch, hide_win)
+            C = states[node]
+            if deep:
+                count[node] = 0
+                phase = C[L.PHASE]
+                if C[L.OUTCOME] == L.ONGOING and (phase == L.PLANNING or phase == L.QUESTING or phase == L.DEFENSE):
+                    m = children_of(C, reductions, masks)
+                    states, parent, first = grown(states, used + m), grown(parent, used + m), grown(first, used + m)
+                    count, visits = grown(count, used + m), grown(visits, used + m)
+                    utility, order = grown(utility, used + m), grown(order, used + m)
+                    first[node], count[node] = used, m
+                    for k in range(used, used + m):
+                        make_child(C, masks[k - used], rs, states[k], grand_act, grand_plan, grand_mid, err,
+                                   scratch, hide_win)
+                        parent[k], count[k], visits[k], utility[k], order[k] = node, -1, 0, 0.0, k
+                        seen = flag_of(states[k], phase == L.QUESTING)
+                        if stale and flag != L.LOST_BY_THREAT and flag != L.LOST_BY_HEROES and seen != L.ONGOING:
+                            flag = seen
+                    used += m
+            elif stale:
+                flag = expansion_flag(C, reductions, rs, grand_masks, grand, grand_act, grand_plan, grand_mid, err,
+                                      scratch)
+        wins, budget_left = wins_of(states[node], ppn, budget_left, flag, policies, rs, work, step, err, scratch)
+        k = node
+        while k >= 0:  # backpropagate
+            visits[k] += 1
+            utility[k] += wins
+            k = parent[k]
         root_visits += 1
     choice, best = -1, 0.0
-    for k in order:
+    for k in order[:n]:
         if visits[k] > 0:
             score = uct(utility[k], visits[k], root_visits, c)
             if choice < 0 or score > best:
                 choice, best = k, score
     if choice < 0:  # a budget spent at the root alone: the first child
         choice = 0
-        planned[0] = make_child(S, masks[0], rs, states[0], acts[0], plans[0], mids[0], err, scratch)
+        planned[0] = make_child(S, root_masks[0], rs, states[0], acts[0], plans[0], mids[0], err, scratch)
     act[:] = acts[choice]
     plan[:] = plans[choice]
     if not redraw:
@@ -390,6 +461,7 @@ class PublishedMCTS:
         self.reductions = np.array([p["reduction_planning"], p["reduction_questing"], p["reduction_defense"]],
                                    np.int64)
         self.redraw = spec.agent == REDRAWN
+        self.deep = p["tree"] == "deep"
 
     def choose(self, states: np.ndarray, uniforms: np.ndarray, mode: str):
         acts = np.empty((len(states), N_CARDS), np.int64)
@@ -403,8 +475,8 @@ class PublishedMCTS:
                 else:
                     acts[i] = rolled
                 continue
-            if published_decide(S, self.budget, self.ppn, self.c, self.playout, self.reductions, self.redraw, seed,
-                                acts[i], plan, mid):
+            if published_decide(S, self.budget, self.ppn, self.c, self.playout, self.reductions, self.redraw,
+                                self.deep, seed, acts[i], plan, mid):
                 if len(PLANS) >= MAX_PLANS:
                     PLANS.clear()
                 PLANS[mid.tobytes()] = plan.copy()

@@ -716,8 +716,8 @@ def advance(S, log):
         elif phase == L.DEFENSE:
             if S[L.ZONE_MASKS + L.ENGAGED] == 0:
                 S[L.PHASE] = L.ATTACK
-            elif ready(S) or popcount(heroes(S)) > 1:
-                return
+            elif ready(S) or popcount(heroes(S)) > 1 or S[L.RULES] & UNOPPOSED:
+                return  # under unopposed the published search decides even a defense with nothing ready
             else:
                 forced_defense(S, log)
         elif phase == L.ATTACK:

@@ -151,6 +151,22 @@ def test_unopposed_defense_skips_combat():
         make_state(phase="defense", engaged=[SPAWN], encounter_deck=[]).apply(Defend())
 
 
+@pytest.mark.parametrize("rules", ["corrected", "published", "published+unopposed"])
+def test_unopposed_offers_the_defense_of_a_lone_exhausted_hero(rules):
+    """Dunhere, the last hero, quests and is exhausted; the Orcs (2) and the Patrol (3) are engaged. The game alone
+    sends both attacks to him (5 damage, 4 hitpoints: lost); under unopposed the published search decides this
+    defense too (its subsets of 2 from 1 character: none), so naming no one lets no enemy attack."""
+    g = make_state(phase="questing", destroyed_heroes=[1, 2], engaged=[ORCS, PATROL], encounter_deck=[], rules=rules,
+                   hand=[])
+    g.apply(Quest(commit=[0]))
+    if "unopposed" not in rules:
+        assert g.outcome == Outcome.LOST_BY_HEROES
+        return
+    assert g.stage == Stage.DEFENSE
+    g.apply(Defend())
+    assert g.outcome == Outcome.ONGOING and g.round == 2 and not g.observation().damage
+
+
 def test_published_random_agent_wins_more_than_corrected():
     """The defects favour the player (the published code gave 55.95 / 53.68 / 4.48 %, 40,000 games)."""
     corrected = evaluate_setup("random", options={"difficulty": "easy"}, games=20_000, seed=3)

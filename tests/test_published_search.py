@@ -48,6 +48,18 @@ def test_the_published_search_reads_the_deck_order(decision_states):
     assert changed > 0
 
 
+def test_the_published_tree_is_the_default_and_one_level_searches_otherwise(decision_states):
+    """tree = "deep" (the published tree) descends into a visited child's own children; "one-level" plays from
+    the child again: on the same states and draws they choose differently somewhere (a planning decision's few
+    children are visited often enough to grow below)."""
+    assert SMALL[P]["tree"] == "deep"
+    one_level = AgentSpec.make(P, budget=40, ppn=1, tree="one-level")
+    deep = AgentSpec.make(P, budget=40, ppn=1)
+    planning = [game for game in decision_states if game.stage == Stage.PLANNING][:40]
+    assert sum(Agent(deep, seed=i).act(game) != Agent(one_level, seed=i).act(game)
+               for i, game in enumerate(planning)) > 0
+
+
 def test_the_2021_search_decides_from_what_the_player_sees(decision_states):
     rng = np.random.default_rng(5)
     for i, game in enumerate(decision_states[::6]):
