@@ -376,7 +376,7 @@ def published_decide(S, budget, ppn, c, playout, reductions, redraw, deep, seed,
                 score = uct(utility[k], visits[k], parent_visits, c)
                 if score > best:
                     pick, best = k, score
-            node = pick
+            node = pick if pick >= 0 else order[lo]  # c = 0 and no win yet: the first in the shuffled order
             if visits[node] == 0 or not deep or count[node] <= 0:
                 break
             lo, size, parent_visits = first[node], count[node], visits[node]
