@@ -34,6 +34,7 @@ STALE_FLAGS = np.int64(256)
 SECOND_TRAVEL = np.int64(512)
 ROUND_AFTER_WIN = np.int64(1024)
 UNSEEN_WIN = np.int64(2048)
+QUEST_BY_NAME = np.int64(4096)
 PLAYOUT_ROUND_AFTER_WIN = np.int64(1) << 40  # not an option: set by the published search on its playouts' copies
 QUEST_WIN_UNSEEN = np.int64(1) << 41  # not an option: set by the published search while it makes a child
 
@@ -86,10 +87,15 @@ DEFECTS = (
            "a questing child that completes the quest is not seen as won by the search: the win flag its making "
            "set is reset by the playout before its own, and its playouts play on from the completed quest until a "
            "later questing places progress on it (the real game's win ends it at once)"),
+    Defect("quest-by-name", int(QUEST_BY_NAME),
+           "the search's questing children name their characters, each name the first character of that name in "
+           "play (heroes, then allies in purchase order): a child naming two copies of an ally exhausts the first "
+           "only and counts its willpower twice, the second staying ready (the published subsetQuesting's "
+           "findCardInPlay)"),
 )
 GAME_DEFECTS = ("list-skip", "late-destroy")
 SEARCH_DEFECTS = ("double-resources", "refresh-at-fifty", "unopposed", "one-per-name", "win-below-zero", "by-name",
-                  "stale-flags", "second-travel", "round-after-win", "unseen-win")
+                  "stale-flags", "second-travel", "round-after-win", "unseen-win", "quest-by-name")
 ALIASES = {"corrected": (), "published": GAME_DEFECTS}
 _BITS = {d.name: d.bit for d in DEFECTS}
 

@@ -8,8 +8,9 @@ Facts of the published search that it plays, at a planning, questing or defense 
 - its children: planning, buy nothing or one card (one child per card name affordable; with action reduction
   only nothing or Gandalf when he is in hand and more than 4 resources are there); questing, every subset of
   the characters of 1 to n - 1 cards (with reduction, only those whose willpower exceeds the staging threat
-  + 2; none: commit nobody); defense, every subset of the characters (exhausted ones included; with
-  reduction, none holding an exhausted ally) as large as the engaged enemies, each enemy then given a defender
+  + 2; none: commit nobody; under ``quest-by-name`` each character named is the first of its name in play, as
+  often as named); defense, every subset of the characters (exhausted ones included; with reduction, none
+  holding an exhausted ally) as large as the engaged enemies, each enemy then given a defender
   drawn from the subset (under ``by-name``, the first character of its name; one already exhausted: the attack
   goes undefended to a random hero), or, with no such subset, a defense that names no one (the ``unopposed``
   defect; without it, the random agent's defense);
@@ -50,6 +51,7 @@ from lotr_sim.defects import (
     DOUBLE_RESOURCES,
     LIST_SKIP,
     PLAYOUT_ROUND_AFTER_WIN,
+    QUEST_BY_NAME,
     QUEST_WIN_UNSEEN,
     ROUND_AFTER_WIN,
     SECOND_TRAVEL,
@@ -219,8 +221,13 @@ def decision_of(S, child, rs, act, scratch):
     elif phase == L.QUESTING:
         m = child
         while m:
-            act[lowest(m)] = 1
+            c = lowest(m)
             m &= m - 1
+            if S[L.RULES] & QUEST_BY_NAME:  # each name the first of its name, as often as named
+                c = first_of_name(S, c)
+                act[c] = 1 if act[c] == L.NO_CHOICE else act[c] + 1
+            else:
+                act[c] = 1
     elif child >= 0:
         subset_defense(S, child, rs, act, scratch)
     elif not S[L.RULES] & UNOPPOSED:

@@ -46,6 +46,7 @@ from lotr_sim.defects import (
     LIST_SKIP,
     ONE_PER_NAME,
     PLAYOUT_ROUND_AFTER_WIN,
+    QUEST_BY_NAME,
     QUEST_WIN_UNSEEN,
     REFRESH_AT_FIFTY,
     UNOPPOSED,
@@ -402,8 +403,9 @@ def apply_questing(S, act, err, log):
         if not (available >> c) & 1:
             return fail(err, L.ERR_NOT_READY, c, 0, 0)
         exhaust(S, c)
-        willpower += WILLPOWER[c]
-        log_event(S, log, L.EV_COMMIT, c, WILLPOWER[c], 0)
+        named = act[c] if S[L.RULES] & QUEST_BY_NAME and act[c] > 1 else 1  # quest-by-name: named act[c] times
+        willpower += named * WILLPOWER[c]
+        log_event(S, log, L.EV_COMMIT, c, named * WILLPOWER[c], 0)
     top = S[L.ENCOUNTER_TOP]
     if top < S[L.ENCOUNTER_LEN]:
         card = S[L.ENCOUNTER_DECK_ORDER + top]

@@ -18,9 +18,9 @@ from lotr_sim import GameState, Stage
 from lotr_sim import layout as L
 from lotr_sim.defects import PLAYOUT_ROUND_AFTER_WIN, QUEST_WIN_UNSEEN
 from lotr_sim.playout import play_out
-from lotr_sim.published_search import PLANS, children_of, expansion_flag, make_child, subset_defense
+from lotr_sim.published_search import PLANS, children_of, decision_of, expansion_flag, make_child, subset_defense
 from lotr_sim.report import published_label
-from lotr_sim.rules import apply_action
+from lotr_sim.rules import apply_action, apply_questing
 from tuning.orchestrator import run_study
 from tuning.study_file import load_study
 
@@ -84,6 +84,23 @@ def test_questing_commits_one_to_n_minus_one_characters_above_the_threat():
     assert sorted(masks[:n]) == sorted(sum(1 << c for c in cards) for cards in expected)
     n = children_of(g.core_state(), np.array([1, 0, 1]), masks)
     assert n == 2**4 - 2
+
+
+@pytest.mark.parametrize("rules, order, exhausted, willpower", [
+    ("corrected", (), {TOOK, TOOK_2}, 2),  # both copies quest
+    ("quest-by-name", (), {TOOK}, 2),  # the first by id, named twice: its willpower twice, the second stays ready
+    ("list-skip+quest-by-name", (TOOK_2, TOOK), {TOOK_2}, 2),  # bought first, so first in the published list
+])
+def test_a_questing_child_names_its_characters_by_name_under_quest_by_name(rules, order, exhausted, willpower):
+    """The published subsetQuesting finds each named character with findCardInPlay and taps it: a child naming
+    both Wandering Tooks taps the first twice and counts its willpower twice."""
+    g = make_state(phase="questing", in_play=[TOOK, TOOK_2], rules=rules, ally_order=order, encounter_deck=[])
+    S = g.core_state()
+    act, scratch = np.full(L.N_CARDS, L.NO_CHOICE, np.int64), np.empty_like(S)
+    decision_of(S, (np.int64(1) << TOOK) | (np.int64(1) << TOOK_2), np.array([7], np.uint64), act, scratch)
+    assert apply_questing(S, act, np.zeros(4, np.int64), None) == L.OK  # the questing alone, not the round after
+    assert {c for c in (TOOK, TOOK_2) if (S[L.EXHAUSTED_MASK] >> c) & 1} == exhausted
+    assert S[L.QUEST_PROGRESS] == willpower  # nothing in staging: all of it is progress
 
 
 @pytest.mark.parametrize("rules, order, defender", [
