@@ -276,6 +276,14 @@ def flag_of(G, questing):
 
 
 @kernel
+def merged_flag(flag, seen):
+    """The flags after one more child left ``seen``: a loss stays, else a loss or win now seen."""
+    if flag == L.LOST_BY_THREAT or flag == L.LOST_BY_HEROES or seen == L.ONGOING:
+        return flag
+    return seen
+
+
+@kernel
 def expansion_flag(C, reductions, rs, masks, G, act, plan, mid, err, scratch):
     """The outcome that the published search's expansion of ``C`` leaves in the code's global win and loss flags,
     which decides the playout after it: a loss when one of ``C``'s children (its questing or defense, each with
@@ -285,11 +293,9 @@ def expansion_flag(C, reductions, rs, masks, G, act, plan, mid, err, scratch):
     flag = L.ONGOING
     for k in range(children_of(C, reductions, masks)):
         make_child(C, masks[k], rs, G, act, plan, mid, err, scratch)
-        seen = flag_of(G, False)
-        if seen == L.LOST_BY_THREAT or seen == L.LOST_BY_HEROES:
-            return seen
-        if seen == L.WIN:
-            flag = L.WIN
+        flag = merged_flag(flag, flag_of(G, False))
+        if flag == L.LOST_BY_THREAT or flag == L.LOST_BY_HEROES:
+            return flag
     return flag
 
 
@@ -406,9 +412,8 @@ def published_decide(S, budget, ppn, c, playout, reductions, redraw, deep, seed,
                         make_child(C, masks[k - used], rs, states[k], grand_act, grand_plan, grand_mid, err,
                                    scratch, hide_win)
                         parent[k], count[k], visits[k], utility[k], order[k] = node, -1, 0, 0.0, k
-                        seen = flag_of(states[k], phase == L.QUESTING)
-                        if stale and flag != L.LOST_BY_THREAT and flag != L.LOST_BY_HEROES and seen != L.ONGOING:
-                            flag = seen
+                        if stale:
+                            flag = merged_flag(flag, flag_of(states[k], phase == L.QUESTING))
                     used += m
             elif stale:
                 flag = expansion_flag(C, reductions, rs, grand_masks, grand, grand_act, grand_plan, grand_mid, err,

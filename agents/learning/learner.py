@@ -18,10 +18,15 @@ from agents.search import compiled
 from agents.specs import AgentSpec, SpecError
 
 
+def hidden_layers(n_in: int, neurons: int, layers: int) -> nn.Sequential:
+    """``layers`` ReLU layers of ``neurons`` units."""
+    return nn.Sequential(*(module for k in range(layers)
+                           for module in (nn.Linear(n_in if k == 0 else neurons, neurons), nn.ReLU())))
+
+
 def mlp(n_in: int, neurons: int, n_out: int, layers: int = 1) -> nn.Sequential:
-    """``layers`` hidden ReLU layers of ``neurons`` units (thesis 5.5-5.6: one)."""
-    hidden = [module for k in range(layers) for module in (nn.Linear(n_in if k == 0 else neurons, neurons), nn.ReLU())]
-    return nn.Sequential(*hidden, nn.Linear(neurons, n_out))
+    """``layers`` hidden ReLU layers of ``neurons`` units (thesis 5.5-5.6: one), then ``n_out`` outputs."""
+    return nn.Sequential(*hidden_layers(n_in, neurons, layers), nn.Linear(neurons, n_out))
 
 
 class Learner:

@@ -19,6 +19,7 @@ from __future__ import annotations
 import torch
 from torch import nn
 
+from agents.learning.learner import hidden_layers
 from agents.specs import SpecError
 
 
@@ -35,12 +36,6 @@ def slot_layout(spec, encoder, space) -> tuple[int, int, int, int]:
     return global_size, slots, slot_size, space.per_slot
 
 
-def trunk(n_in: int, neurons: int, layers: int) -> nn.Sequential:
-    """``layers`` ReLU layers of ``neurons`` units, applied to each slot alike."""
-    return nn.Sequential(*(module for k in range(layers)
-                           for module in (nn.Linear(n_in if k == 0 else neurons, neurons), nn.ReLU())))
-
-
 class SlotNetwork(nn.Module):
     """The policy's and the critic's trunks over the slots: ``forward_actor`` gives the logits of every index,
     ``forward_critic`` the critic's pooled hidden units (sb3's ``mlp_extractor`` contract)."""
@@ -49,7 +44,7 @@ class SlotNetwork(nn.Module):
         super().__init__()
         self.global_size, self.slots, self.slot_size, per_slot = layout
         n_in = self.global_size + self.slot_size
-        self.actor, self.critic = trunk(n_in, neurons, layers), trunk(n_in, neurons, layers)
+        self.actor, self.critic = hidden_layers(n_in, neurons, layers), hidden_layers(n_in, neurons, layers)
         self.scores = nn.Linear(neurons, per_slot)
         with torch.no_grad():  # near-uniform first policy, as sb3 starts its own
             self.scores.weight.mul_(0.01)
