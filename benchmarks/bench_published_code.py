@@ -28,12 +28,12 @@ from pathlib import Path
 from gamecore.stats import wilson_interval
 
 STAGES = ("planning", "questing", "defense")
-LETTERS = {"random": "r", "expert": "e", "mcts": "m"}
+LETTERS = {"random": "r", "expert": "e", "mcts": "m", "rl": "l"}
 
 
 def mode_of(setup: str) -> str:
-    """The published ``mctsMode`` (planning, questing, travel, defense, attack) of a thesis setup
-    ``planning-questing-defense`` (random, expert or mcts each; travel and attack random, as in the thesis)."""
+    """The published agent mode (planning, questing, travel, defense, attack) of a thesis setup
+    ``planning-questing-defense`` (random, expert, mcts or rl each; travel and attack random, as in the thesis)."""
     parts = setup.split("-")
     if len(parts) != len(STAGES) or any(p not in LETTERS for p in parts):
         raise SystemExit(f"--setup {setup!r}: give planning-questing-defense, each one of {', '.join(LETTERS)}")
@@ -93,6 +93,8 @@ def main() -> None:
         raise SystemExit(f"--checkout {args.checkout}: it predates mainConfig.py (29 July 2021) and sets its "
                          "difficulty in code; check out a later commit")
     mode = mode_of(args.setup)
+    if "l" in mode:
+        raise SystemExit(f"--setup {args.setup!r}: RL setups run with benchmarks/bench_published_rl.py")
     playout = 0 if args.playout == "random" else 1
     jobs = [(args.seed, g, mode, args.budget, args.ppn, playout) for g in range(args.games)]
     start = time.perf_counter()

@@ -4,8 +4,9 @@
 ``rules = "corrected"`` (the default) plays RULES.md; ``"published"`` plays the defects of the published game
 model that every agent meets (``GAME_DEFECTS``); a ``+``-separated list of defect names (``"list-skip"``,
 ``"published+double-resources"``) switches exactly those, so that each can be measured on its own. The others
-(``SEARCH_DEFECTS``) came from the published MCTS agent, not from the game model: a study switches them where
-the thesis's setup searched that stage.
+(``SEARCH_DEFECTS``) came from the published MCTS agent, and ``LEARNER_DEFECTS`` from the published direct
+actor-critic's environment, not from the game model: a study switches them where the thesis's setup searched, or
+learned, that stage.
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ SECOND_TRAVEL = np.int64(512)
 ROUND_AFTER_WIN = np.int64(1024)
 UNSEEN_WIN = np.int64(2048)
 QUEST_BY_NAME = np.int64(4096)
+IDLE_QUEST = np.int64(8192)
 PLAYOUT_ROUND_AFTER_WIN = np.int64(1) << 40  # not an option: set by the published search on its playouts' copies
 QUEST_WIN_UNSEEN = np.int64(1) << 41  # not an option: set by the published search while it makes a child
 
@@ -92,10 +94,16 @@ DEFECTS = (
            "play (heroes, then allies in purchase order): a child naming two copies of an ally exhausts the first "
            "only and counts its willpower twice, the second staying ready (the published subsetQuesting's "
            "findCardInPlay)"),
+    Defect("idle-quest", int(IDLE_QUEST),
+           "a questing that commits nobody reveals no encounter card and raises no threat: the published direct "
+           "actor-critic's questing step returned before the questing's resolution when its network chose no "
+           "character (the random agent's empty questing resolved); a study switches it where the thesis's "
+           "direct learner quested"),
 )
 GAME_DEFECTS = ("list-skip", "late-destroy")
 SEARCH_DEFECTS = ("double-resources", "refresh-at-fifty", "unopposed", "one-per-name", "win-below-zero", "by-name",
                   "stale-flags", "second-travel", "round-after-win", "unseen-win", "quest-by-name")
+LEARNER_DEFECTS = ("idle-quest",)
 ALIASES = {"corrected": (), "published": GAME_DEFECTS}
 _BITS = {d.name: d.bit for d in DEFECTS}
 
@@ -108,17 +116,18 @@ def canonical(names) -> str:
 
 
 def _spellings() -> tuple[str, ...]:
-    """Every accepted value: the aliases, each subset of defects, and ``published+`` each set of search defects."""
+    """Every accepted value: the aliases, each subset of defects, and ``published+`` each set of the agents'
+    defects (the search's and the learner's)."""
     names = [d.name for d in DEFECTS]
+    agents = SEARCH_DEFECTS + LEARNER_DEFECTS
     subsets = ["+".join(c) for k in range(1, len(names) + 1) for c in combinations(names, k)]
-    extras = ["published+" + "+".join(c) for k in range(1, len(SEARCH_DEFECTS) + 1)
-              for c in combinations(SEARCH_DEFECTS, k)]
+    extras = ["published+" + "+".join(c) for k in range(1, len(agents) + 1) for c in combinations(agents, k)]
     return (*ALIASES, *subsets, *extras)
 
 
 RULES_CHOICES = _spellings()
 RULES_DESCRIBED = ("corrected, published, or defect names joined by + in this order: "
-                   + ", ".join(d.name for d in DEFECTS) + " (published+ then search defects, in the same order)")
+                   + ", ".join(d.name for d in DEFECTS) + " (published+ then the agents' defects, in the same order)")
 
 
 def defect_names(rules: str) -> tuple[str, ...]:

@@ -42,6 +42,7 @@ from lotr_sim.cards import (
 )
 from lotr_sim.defects import (
     DOUBLE_RESOURCES,
+    IDLE_QUEST,
     LATE_DESTROY,
     LIST_SKIP,
     ONE_PER_NAME,
@@ -396,6 +397,7 @@ def add_progress(S, progress, log):
 @kernel
 def apply_questing(S, act, err, log):
     willpower = 0
+    committed = 0
     available = ready(S)
     for c in range(N_CARDS):
         if act[c] == L.NO_CHOICE:
@@ -403,33 +405,35 @@ def apply_questing(S, act, err, log):
         if not (available >> c) & 1:
             return fail(err, L.ERR_NOT_READY, c, 0, 0)
         exhaust(S, c)
+        committed += 1
         named = act[c] if S[L.RULES] & QUEST_BY_NAME and act[c] > 1 else 1  # quest-by-name: named act[c] times
         willpower += named * WILLPOWER[c]
         log_event(S, log, L.EV_COMMIT, c, named * WILLPOWER[c], 0)
-    top = S[L.ENCOUNTER_TOP]
-    if top < S[L.ENCOUNTER_LEN]:
-        card = S[L.ENCOUNTER_DECK_ORDER + top]
-        S[L.ENCOUNTER_TOP] = top + 1
-        move(S, card, L.STAGING)
-        log_event(S, log, L.EV_REVEAL, card, 0, 0)
-    else:
-        log_event(S, log, L.EV_REVEAL, -1, 0, 0)
-    threat = staging_threat(S)
-    log_event(S, log, L.EV_QUEST_RESULT, willpower, threat, 0)
-    result = willpower - threat
-    if result > 0:
-        if add_progress(S, result, log) and not S[L.RULES] & QUEST_WIN_UNSEEN:  # unseen-win: the copy plays on
-            if not S[L.RULES] & PLAYOUT_ROUND_AFTER_WIN:
-                end_game(S, L.WIN, log)
-            elif heroes(S) == 0:  # round-after-win: no hero is left for the refresh, which tests the loss first
-                end_game(S, L.LOST_BY_HEROES, log)
-            else:  # round-after-win: the win waits for the refresh
-                S[L.OUTCOME] = L.WIN
-                S[L.PHASE] = L.TRAVEL
-            return L.OK
-    elif result < 0:
-        if raise_threat(S, -result, log):
-            return L.OK
+    if committed or not S[L.RULES] & IDLE_QUEST:  # idle-quest: the published learner's empty questing resolved nothing
+        top = S[L.ENCOUNTER_TOP]
+        if top < S[L.ENCOUNTER_LEN]:
+            card = S[L.ENCOUNTER_DECK_ORDER + top]
+            S[L.ENCOUNTER_TOP] = top + 1
+            move(S, card, L.STAGING)
+            log_event(S, log, L.EV_REVEAL, card, 0, 0)
+        else:
+            log_event(S, log, L.EV_REVEAL, -1, 0, 0)
+        threat = staging_threat(S)
+        log_event(S, log, L.EV_QUEST_RESULT, willpower, threat, 0)
+        result = willpower - threat
+        if result > 0:
+            if add_progress(S, result, log) and not S[L.RULES] & QUEST_WIN_UNSEEN:  # unseen-win: the copy plays on
+                if not S[L.RULES] & PLAYOUT_ROUND_AFTER_WIN:
+                    end_game(S, L.WIN, log)
+                elif heroes(S) == 0:  # round-after-win: no hero is left for the refresh, which tests the loss first
+                    end_game(S, L.LOST_BY_HEROES, log)
+                else:  # round-after-win: the win waits for the refresh
+                    S[L.OUTCOME] = L.WIN
+                    S[L.PHASE] = L.TRAVEL
+                return L.OK
+        elif result < 0:
+            if raise_threat(S, -result, log):
+                return L.OK
     if S[L.RULES]:  # late-destroy and refresh-at-fifty: a game kept past its loss ends at this questing
         if heroes(S) == 0:
             end_game(S, L.LOST_BY_HEROES, log)

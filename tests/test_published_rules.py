@@ -208,3 +208,24 @@ def test_a_quest_at_exactly_zero_points_waits_for_more_progress_under_win_below_
     g = questing(7)
     g.apply(Quest(commit=[RIDER]))  # one point below zero
     assert g.is_over and g.outcome == Outcome.WIN
+
+
+# -- idle-quest (the published direct learner's questing) ----------------------------------
+
+
+@pytest.mark.parametrize("rules", ["published", "published+idle-quest"])
+def test_an_empty_questing_resolves_nothing_under_idle_quest(rules):
+    """A questing that commits nobody reveals the Spawn (threat 1) and raises the threat by the staging area's, except
+    under idle-quest, where nothing is revealed and the threat stays; a questing that commits someone resolves."""
+    def questing():
+        return make_state(phase="questing", staging=[ORCS], encounter_deck=[SPAWN, PATROL], rules=rules, hand=[])
+
+    g = questing()
+    threat = g.threat
+    g.apply(Quest(commit=[]))
+    idle = "idle-quest" in rules
+    assert (SPAWN in g.observation().staging) != idle
+    assert (g.threat == threat) == idle and not g.is_over
+    g = questing()
+    g.apply(Quest(commit=[0]))
+    assert SPAWN in g.observation().staging

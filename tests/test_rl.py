@@ -1,5 +1,7 @@
 """RL agents: encodings, decoders, learning, checkpoints."""
 
+import json
+
 import numpy as np
 import pytest
 from conftest import make_state, run_cli
@@ -187,6 +189,24 @@ def test_lotr_train_writes_checkpoints_that_lotr_eval_plays(capsys, tmp_path):
     assert code == 0 and "best 100-episode moving win rate" in out
     code, out, _ = run_cli(capsys, "eval", "--config", str(tmp_path / "agent.toml"), "--games", "50", "--difficulty", "easy")
     assert code == 0 and "setup random-rl-random" in out and "ms per decision" in out
+
+
+def test_a_trained_agent_is_evaluated_on_the_game_it_was_trained_on(capsys, tmp_path):
+    """``lotr train`` records its game options in the checkpoint; ``lotr eval --config`` plays them unless told
+    otherwise, and names them on stderr."""
+    code, _, _ = run_cli(capsys, "train", "--setup", "random-rl-random", "--algo", "ac-direct", "--difficulty", "easy",
+                         "--option", "rules=published+idle-quest", "--episodes", "40", "--envs", "4", "--window", "20",
+                         "--out", str(tmp_path))
+    assert code == 0
+    config = str(tmp_path / "agent.toml")
+    code, out, err = run_cli(capsys, "eval", "--config", config, "--games", "20", "--json")
+    assert code == 0 and "rules=published+idle-quest" in err and "difficulty=easy" in err
+    assert json.loads(out)["options"] == {"difficulty": "easy", "full_scenario": False,
+                                          "rules": "published+idle-quest"}
+    code, out, err = run_cli(capsys, "eval", "--config", config, "--games", "20", "--json", "--option",
+                             "rules=corrected", "--difficulty", "hard")
+    assert code == 0 and "game options recorded" not in err
+    assert json.loads(out)["options"] == {"difficulty": "hard", "full_scenario": False, "rules": "corrected"}
 
 
 def test_lotr_play_with_a_trained_agent_is_the_harness_game(tmp_path):

@@ -268,6 +268,18 @@ def test_a_row_is_judged_by_a_test_of_equal_rates_with_holms_correction_and_its_
     assert rows[0][0][0] == "4,453 / 98,305 implied" and rows[0][0][1].startswith("+0.0 [")
 
 
+def test_a_kept_claim_above_a_published_rate_without_its_test_is_written_again():
+    """The audit's case: 185 of 200 against the paper's 59 of 70 (p = 0.045) was kept as "above" because its
+    interval cleared the paper's point; a kept best section claiming that is written again from its record."""
+    from tuning.report import _claims_by_an_earlier_rule
+
+    old = ["Test: **86.75%**; first seat 92.50% [88.00, 95.40] on 200: above mcts-rave-star25's 84.29 (Table VI)."]
+    new = ["Test: **86.75%**; first seat 92.50% on 200: not above mcts-rave-star25's 84.29 (Table VI; 59 of 70): "
+           "+8.21 points [+0.14, +18.89], p = 0.045 (z, Holm over the claims)."]
+    assert _claims_by_an_earlier_rule(old) and not _claims_by_an_earlier_rule(new)
+    assert not _claims_by_an_earlier_rule(["Test: **99.1%** on 10,000 fresh games; no published figure."])
+
+
 def test_an_oracle_bound_counts_the_published_rows_above_it():
     """random-rl-random on hard: Table 6.6's 92.9 and 80.7, 6.7's three and 6.10's 92.9 lie above a bound of
     [55, 62]; the macro-action rows (29.9, 28.6) and encodings 0-1 (34.2, 27.5) do not."""

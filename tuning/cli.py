@@ -252,12 +252,26 @@ def _setup(parser: argparse.ArgumentParser, args):
     return setup
 
 
+def _recorded_options(args) -> dict:
+    """The game options a --config file records (``metadata.options``: the game it was trained or tuned on)."""
+    from agents.setup import Setup
+
+    if not getattr(args, "config", None):
+        return {}
+    recorded = Setup.read_mapping(args.config).get("metadata", {})
+    recorded = recorded.get("options") if isinstance(recorded, dict) else None
+    return dict(recorded) if isinstance(recorded, dict) else {}
+
+
 def _options(parser: argparse.ArgumentParser, args, setup) -> dict:
-    """The game options of --option, --difficulty and --full-scenario, checked against the setup's game."""
+    """The game options of --option, --difficulty and --full-scenario over those the --config file records,
+    checked against the setup's game; the recorded ones in play are named on stderr."""
     from agents.setup import parse_assignment
 
-    options = {}
+    recorded = _recorded_options(args)
+    options = dict(recorded)
     try:
+        setup.game.check_options(recorded, f"{getattr(args, 'config', None)}: metadata.options")
         for text in args.option:
             name, value = parse_assignment(text)
             options[name] = value
@@ -265,9 +279,16 @@ def _options(parser: argparse.ArgumentParser, args, setup) -> dict:
             given = getattr(args, f"option_{option.name}")
             if given not in (None, False):
                 options[option.name] = given
-        return setup.game.check_options(options, "--option")
+        options = setup.game.check_options(options, "--option")
     except SpecError as error:
         parser.error(str(error))
+    defaults = {option.name: option.default for option in setup.game.options}
+    kept = {name: value for name, value in recorded.items() if options.get(name) == value != defaults.get(name)}
+    if kept:
+        shown = ", ".join(f"{name}={value}" for name, value in kept.items())
+        print(f"game options recorded in {args.config}: {shown} (--option NAME=VALUE to change)", file=sys.stderr,
+              flush=True)
+    return options
 
 
 def _train(parser, args) -> int:

@@ -63,13 +63,20 @@ def _judged_by_an_earlier_rule(block: list[str]) -> bool:
     return judged and VERDICTS_NOTE.split(" (")[0] not in text and EARLIER_VERDICTS not in text
 
 
+def _claims_by_an_earlier_rule(block: list[str]) -> bool:
+    """Whether a kept best-agent section claims "above" a published rate by its interval alone, before each claim
+    was a test against the published counts."""
+    text = "\n".join(block)
+    return "above" in text and "Holm over the claims" not in text
+
+
 def write_report(study_files: list[Path], out: Path, root: Path = Path(".")) -> Path:
     """Read the studies (default local stores in ``root``); write ``out`` and its figures (``figures/`` beside it).
 
     A section none of whose studies was run here (no store in ``root``: run on another machine) keeps its text
     from the report already at ``out``, and so does its studies' row of the study table; a best-agent section
-    whose store is not here and that the previous report lacks, or names another export than its study file's,
-    is written from its export's record (``chosen_trial``)."""
+    whose store is not here and that the previous report lacks, names another export than its study file's, or
+    claims "above" a published rate without the test, is written from its export's record (``chosen_trial``)."""
     runs = {}
     for path in study_files:
         run = read_study(Path(path), root, out.parent)
@@ -85,7 +92,7 @@ def write_report(study_files: list[Path], out: Path, root: Path = Path(".")) -> 
         block = kept_blocks.get(title)
         if block is None or any(runs[name].trials is not None for name in names):
             return None
-        if export and export not in "\n".join(block):
+        if export and (export not in "\n".join(block) or _claims_by_an_earlier_rule(block)):
             return None
         return block + [EARLIER_VERDICTS, ""] if _judged_by_an_earlier_rule(block) else block
 

@@ -166,8 +166,8 @@ def train(
     if out is not None:
         out = Path(out)
         final = {role: learner.state_dict() for role, learner in learners.items()}
-        save_checkpoint(learners, setup, final, out / "final")
-        trained = save_checkpoint(learners, setup, best_state or final, out)
+        save_checkpoint(learners, setup, final, out / "final", options)
+        trained = save_checkpoint(learners, setup, best_state or final, out, options)
     result = TrainingResult(trained, wins, window, seconds, best_average, best_episode, out, interrupted is not None)
     if out is not None:
         result.write_curve(out / "curve.csv")
@@ -266,9 +266,11 @@ def _track_best(finished: list[int], window: int, learners: dict, best: tuple) -
     return best
 
 
-def save_checkpoint(learners: dict, setup: Setup, states: dict[str, dict], folder: Path) -> Setup:
-    """Write each role's weights (``<role>.pt``, ``checkpoint.save_weights``) and ``agent.toml`` naming them;
-    return that setup."""
+def save_checkpoint(learners: dict, setup: Setup, states: dict[str, dict], folder: Path,
+                    options: dict | None = None) -> Setup:
+    """Write each role's weights (``<role>.pt``, ``checkpoint.save_weights``) and ``agent.toml`` naming them,
+    with the game ``options`` it was trained on as ``metadata.options`` (what ``lotr eval --config`` plays by
+    default); return that setup."""
     folder.mkdir(parents=True, exist_ok=True)
     specs = list(setup.agents)
     for role, state in states.items():
@@ -277,6 +279,6 @@ def save_checkpoint(learners: dict, setup: Setup, states: dict[str, dict], folde
         i = setup.roles.index(role)
         specs[i] = specs[i].with_params(role, weights=str(path.resolve()))
     trained = Setup(*specs, game=setup.game)
-    trained.dump(folder / "agent.toml")
+    trained.dump(folder / "agent.toml", metadata={"options": dict(options or {})})
     return trained
 
