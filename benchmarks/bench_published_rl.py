@@ -8,7 +8,9 @@ the published code saves its networks whenever the mean reward of the last 1,000
 after the first 1,000) beats the best so far. The thesis reports that figure ("the best average reward from 1000
 episodes"). The script then loads the saved networks and plays ``--test-games`` fresh games with them, the
 published ``loadAndTest`` loop driven from here (the checkout's own copy is fixed to its macro-action files),
-and prints both, each with its 95% interval.
+and prints both, the test with its 95% interval. A training whose actor diverges (its probabilities turn NaN and
+TensorFlow draws an action out of range: the published code stops there) is reported with its episode, and the
+networks it had saved are tested; ``--saved`` tests those of an earlier run again.
 
 It needs TensorFlow, which this project does not: run it with an interpreter that has ``tensorflow-cpu``,
 ``tf-keras`` and ``tensorflow-probability`` (the published code's Keras 2 API, ``TF_USE_LEGACY_KERAS=1``)::
@@ -78,10 +80,12 @@ def saved_directory(mode: str, encoding: int, params: dict) -> str:
     return name
 
 
-def test_saved(simulator, mode: str, directory: str, games: int, seed: int) -> int:
-    """Play ``games`` games with the networks saved in ``results/<directory>``; the number won."""
+def test_saved(simulator, params: dict, mode: str, directory: str, games: int, seed: int) -> int:
+    """Play ``games`` games with the networks saved in ``results/<directory>`` (new agents of ``params``, as the
+    published ``loadAndTest``); the number won."""
     import Game_Model.globals as published_globals
 
+    simulator.setAgents(params)
     agents = {"planning": (mode[0], simulator.agent_planning()), "questing": (mode[1], simulator.agent_questing()),
               "defense": (mode[3], simulator.agent_defense())}
     for stage, (letter, agent) in agents.items():
@@ -122,6 +126,8 @@ def main() -> None:
     parser.add_argument("--episodes", type=int, default=10000)
     parser.add_argument("--test-games", type=int, default=2000)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--saved", type=Path, help="test the networks an earlier run saved in this folder (its "
+                        "printed working folder), without training")
     args = parser.parse_args()
     if not (args.checkout / "simulators" / "lowLevelSimulator.py").is_file():
         raise SystemExit(f"--checkout {args.checkout}: no simulators/lowLevelSimulator.py there; clone "
@@ -146,27 +152,50 @@ def main() -> None:
 
     random.seed(args.seed)
     tf.random.set_seed(args.seed)
-    os.chdir(tempfile.mkdtemp(prefix="published-rl-"))
     published_globals.init()
     simulator = LowLevelSimulator(args.encoding)
     params = hyperparameters(mode, args.neurons, args.lr)
     print(f"{commit_of(args.checkout)} {args.setup} ({mode}) {args.difficulty} encoding {args.encoding} "
-          f"{args.neurons} neurons lr {args.lr}: training {args.episodes} episodes ...", flush=True)
-    start = time.perf_counter()
-    best_mean_reward = -simulator.objective(params)
-    training = time.perf_counter() - start
-    best_rate = (best_mean_reward + 1) / 2
-    print(f"training: {training:.0f} s; best mean reward of {WINDOW} episodes {best_mean_reward:.3f}, "
-          f"a win rate of {100 * best_rate:.1f}% (the thesis's measure)", flush=True)
+          f"{args.neurons} neurons lr {args.lr}", flush=True)
+    if args.saved is None:
+        os.chdir(tempfile.mkdtemp(prefix="published-rl-"))
+        print(f"training {args.episodes} episodes in {os.getcwd()} ...", flush=True)
+        train_published(simulator, params, args.episodes, tf.errors.InvalidArgumentError)
+    else:
+        os.chdir(args.saved)
     directory = saved_directory(mode, args.encoding, params)
     if not Path("results", directory).is_dir():
-        raise SystemExit("the published code saved no networks: its best mean reward never passed its first mark")
+        raise SystemExit(f"no networks saved in {Path('results', directory).resolve()}: the published code saves "
+                         "them once its best mean reward passes its first mark")
     start = time.perf_counter()
-    wins = test_saved(simulator, mode, directory, args.test_games,
-                      args.seed + 1_000)
+    wins = test_saved(simulator, params, mode, directory, args.test_games, args.seed + 1_000)
     print(f"test of the saved networks on fresh games: {rate(wins, args.test_games)}, "
           f"{time.perf_counter() - start:.0f} s", flush=True)
 
+
+def train_published(simulator, params: dict, episodes: int, diverged: type) -> None:
+    """Run the published objective and print its best mean reward of 1,000 episodes (the networks it saved),
+    or the episode where its training failed (``diverged``: the actor's probabilities turned NaN, so TensorFlow
+    drew an action out of range)."""
+    played = 0
+    reset = simulator.env.reset
+
+    def counted_reset():
+        nonlocal played
+        played += 1
+        return reset()
+
+    simulator.env.reset = counted_reset
+    start = time.perf_counter()
+    try:
+        simulator.objective(params)
+        ended = f"{episodes} episodes"
+    except diverged as error:
+        ended = f"failed in episode {played} ({str(error).splitlines()[0][:100]})"
+    best = simulator.best_global_avg
+    print(f"training: {ended}, {time.perf_counter() - start:.0f} s; best mean reward of {WINDOW} episodes "
+          f"{best:.3f}, a win rate of {100 * (best + 1) / 2:.1f}% (the thesis's measure; the networks saved then)",
+          flush=True)
 
 if __name__ == "__main__":
     main()

@@ -274,8 +274,8 @@ def test_a_kept_claim_above_a_published_rate_without_its_test_is_written_again()
     from tuning.report import _claims_by_an_earlier_rule
 
     old = ["Test: **86.75%**; first seat 92.50% [88.00, 95.40] on 200: above mcts-rave-star25's 84.29 (Table VI)."]
-    new = ["Test: **86.75%**; first seat 92.50% on 200: not above mcts-rave-star25's 84.29 (Table VI; 59 of 70): "
-           "+8.21 points [+0.14, +18.89], p = 0.045 (z, Holm over the claims)."]
+    new = [("Test: **86.75%**; first seat 92.50% on 200: not above mcts-rave-star25's 84.29 (Table VI; 59 of 70): "
+            "+8.21 points [+0.14, +18.89], p = 0.045 (z, Holm over the claims).")]
     assert _claims_by_an_earlier_rule(old) and not _claims_by_an_earlier_rule(new)
     assert not _claims_by_an_earlier_rule(["Test: **99.1%** on 10,000 fresh games; no published figure."])
 
