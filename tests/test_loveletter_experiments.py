@@ -122,6 +122,8 @@ def test_a_one_seat_grid_over_a_game_option_and_its_report(in_tmp):
     study = optuna.load_study(study_name="ll-openings", storage="sqlite:///ll-openings.db")
     for trial in study.trials:
         assert trial.user_attrs["options"]["opening"] == trial.params["opening"]
+        recorded = Setup.read_mapping(in_tmp / "ll-openings-trials" / f"trial-{trial.number}" / "agent.toml")
+        assert recorded["metadata"]["options"]["opening"] == trial.params["opening"]  # what lotr eval --config plays
         [(seat, counts)] = list(trial.user_attrs["seats"].items())
         assert seat == "first" and counts["games"] == 100 == trial.user_attrs["games"]
     direct = evaluate_setup(Setup.parse("dp-dp", "loveletter"), games=100, seed=0, seats="first",

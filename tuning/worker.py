@@ -191,7 +191,7 @@ def _run_one(study: optuna.Study, trial: optuna.Trial, context: TrialContext, tr
                 tracker.end_trial(run, trial.number, "failed", "FAILED", tags={"error": message})
         return message
     with deferred():
-        setup.dump(folder / "agent.toml")
+        setup.dump(folder / "agent.toml", metadata={"options": spec.trial_options(trial.params)})
         attrs = {"config": setup.to_mapping(), "wilson_95": list(evaluation.wilson_95),
                  "seconds_per_game": evaluation.mean_seconds_per_game, "folder": str(folder.resolve()),
                  "options": spec.trial_options(trial.params),
