@@ -80,7 +80,7 @@ def saved_directory(mode: str, encoding: int, params: dict) -> str:
     return name
 
 
-def test_saved(simulator, params: dict, mode: str, directory: str, games: int, seed: int) -> int:
+def play_saved(simulator, params: dict, mode: str, directory: str, games: int, seed: int) -> int:
     """Play ``games`` games with the networks saved in ``results/<directory>`` (new agents of ``params``, as the
     published ``loadAndTest``); the number won."""
     import Game_Model.globals as published_globals
@@ -168,7 +168,7 @@ def main() -> None:
         raise SystemExit(f"no networks saved in {Path('results', directory).resolve()}: the published code saves "
                          "them once its best mean reward passes its first mark")
     start = time.perf_counter()
-    wins = test_saved(simulator, params, mode, directory, args.test_games, args.seed + 1_000)
+    wins = play_saved(simulator, params, mode, directory, args.test_games, args.seed + 1_000)
     print(f"test of the saved networks on fresh games: {rate(wins, args.test_games)}, "
           f"{time.perf_counter() - start:.0f} s", flush=True)
 
