@@ -29,9 +29,8 @@ REASONS = {  # why a row of ours may differ from the published one (a study's re
     "published-rl": "the thesis's RL figures are each the best of a Hyperopt study of 100 trainings, read at its "
                     "best 1,000-episode mean; the published code trained at the thesis's settings and scale gives "
                     "random-rl-random 73.2% and 60.0% on fresh deals in two trainings where Table 6.7 has 92.9 "
-                    "(docs/lotr-published-"
-                    "rules.md, \"The published RL, run directly\"); ours are our learners, evaluated after training "
-                    "on deals the training never saw",
+                    "(docs/lotr-published-rules.md, \"The published RL, run directly\"); ours are our learners, "
+                    "evaluated after training on deals the training never saw",
 }
 REFERENCES = {"rules_random": ("RULES.md", RULES_RANDOM)}  # the random agent under the corrected rules, by difficulty
 

@@ -258,9 +258,9 @@ def _recorded_options(args) -> dict:
 
     if not getattr(args, "config", None):
         return {}
-    recorded = Setup.read_mapping(args.config).get("metadata", {})
-    recorded = recorded.get("options") if isinstance(recorded, dict) else None
-    return dict(recorded) if isinstance(recorded, dict) else {}
+    metadata = Setup.read_mapping(args.config).get("metadata")
+    options = metadata.get("options") if isinstance(metadata, dict) else None
+    return dict(options) if isinstance(options, dict) else {}
 
 
 def _options(parser: argparse.ArgumentParser, args, setup) -> dict:
