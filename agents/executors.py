@@ -16,6 +16,7 @@ from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 
 from agents.interruption import quiet_child
 from gamecore.params import SpecError
+from gamecore.redaction import redact
 
 EXECUTORS = ("local", "ray")
 
@@ -62,7 +63,8 @@ class RayCluster:
             ray.init(address=address, ignore_reinit_error=True, include_dashboard=False, log_to_driver=False,
                      configure_logging=False)
         except (ConnectionError, RuntimeError, ValueError) as error:
-            raise SpecError(f"--ray-address {address}: cannot connect to Ray: {str(error).splitlines()[0]}") from None
+            raise SpecError(f"--ray-address {redact(str(address))}: cannot connect to Ray: "
+                            f"{redact(str(error).splitlines()[0])}") from None
         self.workers = workers or max(1, int(ray.cluster_resources().get("CPU", 1)))
         self._remote = {}
 

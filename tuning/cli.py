@@ -23,6 +23,7 @@ from agents.specs import AgentSpec, SpecError, agent_names
 from gamecore import DEFAULT_GAME
 from gamecore.interface import imported
 from gamecore.params import Param, positive_int, seed_int
+from gamecore.redaction import redact
 from tuning.storage_url import STORAGE_FORMS
 
 PROGRAMS = ("gametune", "lotr")  # the tool's name, then the alias every existing command uses
@@ -31,7 +32,7 @@ class _Parser(argparse.ArgumentParser):
     """An argument parser whose errors are one line and exit with code 2."""
 
     def error(self, message: str):
-        self.exit(2, f"{self.prog}: error: {message}\n")
+        self.exit(2, f"{self.prog}: error: {redact(message)}\n")
 
 
 def _choice(kind: str, valid: tuple[str, ...]):
@@ -466,7 +467,7 @@ def main(argv: list[str] | None = None) -> int:
             return args.handler(args.command_parser, args)
     except Interrupted as stop:
         what = f"; {stop.detail}" if stop.detail else ""
-        print(f"{label}: interrupted ({stop.signal_name}){what}", file=sys.stderr)
+        print(f"{label}: interrupted ({stop.signal_name}){redact(what)}", file=sys.stderr)
         return stop.exit_code
     except BrokenPipeError:  # output piped into a reader that stopped early (| head)
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

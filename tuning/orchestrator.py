@@ -32,6 +32,7 @@ from optuna.trial import TrialState
 
 from agents.interruption import Interrupted, deferred, stop_signals
 from agents.specs import SpecError
+from gamecore.redaction import redact
 from tuning.samplers import SAMPLERS
 from tuning.selection import finish, is_finished
 from tuning.storage import check_storage, driver_identity, driver_lock, set_driver, storage_for
@@ -76,7 +77,6 @@ def run_study(spec: StudySpec, n_trials: int | None = None, workers: int | None 
                 "validation_seed": spec.validation_seed, "test_seed": spec.test_seed,
                 "setup": spec.setup_label if spec.domain("setup") else str(spec.setup)})
             study.set_user_attr("parent_run", parent)  # `lotr tune worker` attaches its trials to it
-            study.set_user_attr("tracking_uri", tracker.tracking_uri)
         start = time.perf_counter()
         try:
             if counted(study) < n_trials or study.get_trials(deepcopy=False, states=(TrialState.RUNNING,)):
@@ -117,16 +117,18 @@ def join_study(spec: StudySpec, storage: str, n_trials: int | None = None, wait:
         while "parent_run" not in (attrs := study.user_attrs):
             if time.monotonic() > deadline:
                 raise SpecError(f"study {spec.name}: not started within {wait:.0f} s; start it with "
-                                f"lotr tune run {spec.source} --storage {storage}")
+                                f"lotr tune run {spec.source} --storage {redact(storage)}")
             time.sleep(POLL_SECONDS)
         before = len(study.trials)
         n_trials = n_trials or spec.n_trials
-        context = TrialContext(spec, attrs["tracking_uri"], attrs["parent_run"], n_trials, time.time(), counted(study))
+        # the tracking store from the study file or the environment, as the driver's: the storage never holds it
+        tracking_uri = check_tracking_store(spec.tracking_uri)
+        context = TrialContext(spec, tracking_uri, attrs["parent_run"], n_trials, time.time(), counted(study))
         try:
             work(context, storage, n_trials, None, worker)
         except Interrupted as stop:
             stop.detail = ("this worker's trial cut short is queued again; the study's other workers go on; "
-                           f"join again with: lotr tune worker {spec.source} --storage {storage}")
+                           f"join again with: lotr tune worker {spec.source} --storage {redact(storage)}")
             raise
         mine = driver_identity()
         return sum(1 for t in study.get_trials(deepcopy=False)[before:] if t.user_attrs.get("worker") == mine)

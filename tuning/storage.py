@@ -37,6 +37,7 @@ from optuna.storages.journal._file import get_lock_file
 from optuna.trial import FrozenTrial, TrialState
 
 from agents.specs import SpecError
+from gamecore.redaction import redact
 from tuning.storage_url import JOURNAL, local_store, storage_url
 
 CONNECT_SECONDS = 10  # a database server that does not answer within this is unreachable
@@ -74,7 +75,7 @@ def check_storage(url: str) -> str:
     if store is not None:
         folder = store.resolve().parent
         if not folder.is_dir() or not os.access(folder, os.W_OK):
-            raise SpecError(f"storage {url}: cannot write in {folder}; create it or give --storage")
+            raise SpecError(f"storage {redact(url)}: cannot write in {folder}; create it or give --storage")
     elif is_postgres(url):
         with _advisory_lock(url, "check", wait=False):
             pass
@@ -269,7 +270,7 @@ def _driven_elsewhere(url: str, name: str) -> SpecError:
         driver = optuna.load_study(study_name=name, storage=storage_object(url)).user_attrs.get("driver", {})
     who = f"by {driver['who']} since {driver['since']}" if driver else "by another lotr tune run"
     return SpecError(f"study {name} is already being run {who}; add workers with lotr tune worker ... "
-                     f"--storage {url}, or wait for it to finish")
+                     f"--storage {redact(url)}, or wait for it to finish")
 
 
 @contextlib.contextmanager
@@ -285,7 +286,7 @@ def _advisory_lock(url: str, key: str, wait: bool):
             connection = engine.connect().execution_options(isolation_level="AUTOCOMMIT")
         except sqlalchemy.exc.OperationalError as error:
             reason = str(error.orig or error).strip().splitlines()[0]
-            raise SpecError(f"storage {url}: unreachable: {reason}") from None
+            raise SpecError(f"storage {redact(url)}: unreachable: {redact(reason)}") from None
         with connection:
             query = "SELECT pg_advisory_lock(:k)" if wait else "SELECT pg_try_advisory_lock(:k)"
             held = connection.execute(sqlalchemy.text(query), {"k": number}).scalar() is not False

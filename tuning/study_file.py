@@ -109,6 +109,7 @@ from agents.executors import EXECUTORS
 from agents.setup import Setup
 from agents.specs import SpecError
 from gamecore.interface import Game
+from gamecore.redaction import redact
 from tuning.pruners import PRUNERS
 from tuning.samplers import SAMPLERS
 from tuning.space import Domain
@@ -262,11 +263,11 @@ class StudySpec:
             f"search: {self.sampler} sampler (seed {self.sampler_seed}), {self.pruner} pruner, {self.n_trials} trials"
             + (f", timeout {self.timeout:g} s" if self.timeout else "")
             + f", {self.workers} worker{'s' if self.workers > 1 else ''}"
-            + (f", each trial's games on the Ray cluster {self.ray_address or '(a local instance)'}"
+            + (f", each trial's games on the Ray cluster {redact(self.ray_address or '(a local instance)')}"
                if self.executor == "ray" else ""),
-            f"storage: {storage} (heartbeat every {self.liveness.heartbeat_interval} s, a worker silent for "
+            f"storage: {redact(storage)} (heartbeat every {self.liveness.heartbeat_interval} s, a worker silent for "
             f"{self.liveness.grace_period} s counts as dead)",
-            f"MLflow: {tracking_uri}, experiment {self.experiment}",
+            f"MLflow: {redact(tracking_uri)}, experiment {self.experiment}",
         ]
         if self.trains:
             training = f"training: {self.episodes} episodes per trial, {self.envs} games per step"

@@ -22,6 +22,7 @@ from optuna.trial import TrialState
 
 from agents.interruption import deferred
 from agents.specs import SpecError
+from gamecore.redaction import redact
 from gamecore.rng import derive_seed
 from tuning.pruners import PRUNERS
 from tuning.samplers import SAMPLERS
@@ -59,9 +60,9 @@ def open_study(spec: StudySpec, storage: str, worker: int = 0) -> optuna.Study:
         raise
     except Exception as error:  # SQLAlchemy, journal and driver errors all mean the same to the user
         reason = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
-        raise SpecError(f"storage {storage}: cannot open the study: {reason}") from None
+        raise SpecError(f"storage {redact(storage)}: cannot open the study: {redact(reason)}") from None
     if [d.name.lower() for d in study.directions] != spec.directions:
-        raise SpecError(f"storage {storage}: study {spec.name} optimises {study.directions}, the file {spec.directions}")
+        raise SpecError(f"storage {redact(storage)}: study {spec.name} optimises {study.directions}, the file {spec.directions}")
     check_space(study, spec)
     return study
 
@@ -199,14 +200,14 @@ def export_study(study: str, storage: str | None, target: Path) -> Path:
     store = local_store(url)
     if store is not None and not store.is_file():
         if given:
-            raise SpecError(f"study {name}: storage {given}: {store.absolute()} does not exist")
+            raise SpecError(f"study {name}: storage {redact(given)}: {store.absolute()} does not exist")
         raise SpecError(f"study {name}: no store of it here: looked for {name}.journal and {name}.db in "
                         f"{Path.cwd()}; run this where its lotr tune run ran, or point at it with "
                         f"--storage PATH/{name}.journal (or a .db file, or the server's URL)")
     try:
         opened = optuna.load_study(study_name=name, storage=storage_object(url))
     except KeyError:
-        raise SpecError(f"study {name}: not in {url}") from None
+        raise SpecError(f"study {name}: not in {redact(url)}") from None
     chosen = opened.user_attrs.get("selection")
     if chosen is None:
         raise SpecError(f"study {name}: no trial chosen yet (its validation and test have not run); "

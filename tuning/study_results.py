@@ -23,6 +23,7 @@ from optuna.trial import TrialState
 
 from agents.setup import Setup
 from agents.specs import REDUCTION, SpecError
+from gamecore.redaction import redact
 from tuning.outcomes import OUTCOMES, pack_outcomes, unpack_outcomes
 from tuning.selection import exported_figures
 from tuning.storage import storage_for, storage_object
@@ -99,7 +100,7 @@ def read_study(path: Path, root: Path = Path("."), records: Path | None = None) 
     except KeyError:
         return missing
     except Exception as error:
-        raise SpecError(f"storage of {spec.name}: cannot read the study: {str(error).splitlines()[0]}") from None
+        raise SpecError(f"storage of {spec.name}: cannot read the study: {redact(str(error).splitlines()[0])}") from None
     chosen = study.user_attrs.get("selection") or {}
     measured = [_measured(spec, t, chosen) for t in study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))]
     run = StudyRun(spec, measured, pruned=len(study.get_trials(deepcopy=False, states=(TrialState.PRUNED,))))

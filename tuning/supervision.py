@@ -17,6 +17,7 @@ import time
 from agents.evaluation import warm_up
 from agents.interruption import Interrupted, die_with_parent, stop_processes, stop_signals
 from agents.specs import SpecError
+from gamecore.redaction import redact
 from tuning.study_file import StudySpec
 from tuning.study_record import close_abandoned, open_study
 from tuning.worker import POLL_SECONDS, TrialContext, work
@@ -85,5 +86,5 @@ def _work_in_process(context, storage, n_trials, deadline, worker) -> None:
         except Interrupted as stop:
             sys.exit(stop.exit_code)
         except SpecError as error:
-            print(f"worker {worker}: {error}", file=sys.stderr, flush=True)
+            print(f"worker {worker}: {redact(str(error))}", file=sys.stderr, flush=True)
             sys.exit(2)

@@ -25,7 +25,6 @@ import fcntl
 import functools
 import logging
 import os
-import re
 import sqlite3
 import subprocess
 import sys
@@ -51,6 +50,7 @@ from sqlalchemy.pool import NullPool
 import gamecore
 from agents.interruption import deferred
 from agents.specs import SpecError
+from gamecore.redaction import redact
 from tuning.study_file import CONTEXT
 
 if TYPE_CHECKING:
@@ -82,6 +82,8 @@ class Tracker:
 
     def __init__(self, tracking_uri: str | None, experiment: str):
         logging.getLogger("mlflow").setLevel(logging.WARNING)  # not its store-migration chatter
+        # not MLflow's own "View run ... at: <tracking URI>" lines: the URI may carry credentials (``view`` is redacted)
+        os.environ["MLFLOW_SUPPRESS_PRINTING_URL_TO_STDOUT"] = "true"
         self.client = MlflowClient(prepare_tracking_store(tracking_uri))
         self.tracking_uri = self.client.tracking_uri
         found = self.client.get_experiment_by_name(experiment)
@@ -96,7 +98,7 @@ class Tracker:
     def view(self) -> str:
         """Where MLflow's UI shows the experiment's runs as model training (its path after ``mlflow ui``'s
         address): MLflow 3.17's UI opens any experiment as GenAI unless told so in the address or by its toggle."""
-        return f"{self.tracking_uri}, at /#/experiments/{self.experiment_id}/runs?workflowType=machine_learning"
+        return f"{redact(self.tracking_uri)}, at /#/experiments/{self.experiment_id}/runs?workflowType=machine_learning"
 
     def start_run(self, name: str, tags: dict[str, str], parent: str | None = None) -> str:
         if parent is not None:
@@ -177,7 +179,7 @@ def prepare_tracking_store(tracking_uri: str | None) -> str:
                       f"moved it to {broken.name} and built a new one", file=sys.stderr)
             _build_store(path)
     except (OSError, MlflowException, SQLAlchemyError) as error:
-        raise SpecError(f"{path}: cannot create the MLflow store: {_first_line(error)}") from None
+        raise SpecError(f"{path}: cannot create the MLflow store: {redact(_first_line(error))}") from None
     return uri
 
 
@@ -202,9 +204,8 @@ def _check_reachable(uri: str, origin: str) -> None:
     thread.join(CHECK_SECONDS)
     failure = outcome[0] if outcome else f"no answer within {CHECK_SECONDS} s"
     if failure is not None:
-        shown = re.sub(r"//([^/@:]*):[^/@]*@", r"//\1:***@", uri)  # not the password
         fix = f"set {STUDY_FILE}" if origin == "MLflow's default" else f"fix {origin}"
-        raise SpecError(f"tracking store {shown} (from {origin}): {failure}; start the server or {fix}")
+        raise SpecError(f"tracking store {redact(uri)} (from {origin}): {redact(failure)}; start the server or {fix}")
 
 
 def _probe(uri: str, database: bool) -> str | None:
@@ -343,7 +344,7 @@ def open_to_read(tracking_uri: str | None, source: str) -> MlflowClient:
     path = _sqlite_path(uri)
     if path is not None and not _is_current(_store_state(path)):
         what = "no such file" if not path.exists() else "not a complete MLflow store"
-        raise SpecError(f"tracking store {uri} (from {uri_origin(tracking_uri, source)}): {what}; give "
+        raise SpecError(f"tracking store {redact(uri)} (from {uri_origin(tracking_uri, source)}): {what}; give "
                         f"{source} the store the run was logged to, e.g. sqlite:////PATH/mlflow.db or http://HOST:5000")
     return MlflowClient(uri)
 
@@ -362,7 +363,7 @@ def export_run(tracking_uri: str | None, run_id: str, target: Path) -> Path:
         run = client.get_run(run_id)
         names = [a.path for a in client.list_artifacts(run_id)]
     except Exception as error:  # unknown run, unreadable store
-        raise SpecError(f"--run-id {run_id}: {_first_line(error)}") from None
+        raise SpecError(f"--run-id {run_id}: {redact(_first_line(error))}") from None
     configs = [name for name in names if name.endswith(".toml")]
     if not configs:
         raise SpecError(f"--run-id {run_id}: the run logged no agent configuration")

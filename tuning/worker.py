@@ -24,6 +24,7 @@ from optuna.trial import TrialState
 
 from agents.interruption import Interrupted, deferred, raise_held
 from agents.specs import SpecError
+from gamecore.redaction import redact
 from gamecore.stats import wilson_interval
 from tuning.objective import objective_values, run_trial
 from tuning.outcomes import OUTCOMES, unpack_outcomes
@@ -184,7 +185,7 @@ def _run_one(study: optuna.Study, trial: optuna.Trial, context: TrialContext, tr
             _discarded(tracker, run, trial)
         return None
     except Exception as error:
-        message = str(error).splitlines()[0] if str(error) else type(error).__name__
+        message = redact(str(error).splitlines()[0] if str(error) else type(error).__name__)
         with deferred():
             _tell(study, trial, TrialState.FAIL, error=message)
             if run is not None:

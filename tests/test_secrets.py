@@ -1,0 +1,121 @@
+"""A password never leaves the process: a study run with credentials in both URLs (its PostgreSQL storage and its
+MLflow tracking server; trust auth and a server without auth accept any password) leaves the password in no output,
+no file, no store and no artifact. Every command a user runs on such a study is run, in real processes, its error
+paths too."""
+
+import os
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import psycopg
+import pytest
+from conftest import wait_for_mlflow_server
+
+from gamecore.redaction import redact
+
+pytestmark = pytest.mark.slow
+REPO = Path(__file__).resolve().parent.parent
+SECRET = "S3CRET"
+
+STUDY = """
+name = "sec"
+difficulty = "hard"
+setup = "random-mcts-mcts"
+[fixed]
+ppn = 5
+[space]
+budget = {{ choice = [20, 40] }}
+[objective]
+games = 10
+[validation]
+top_k = 1
+games = 10
+[test]
+games = 10
+[search]
+sampler = "grid"
+pruner = "none"
+[mlflow]
+tracking_uri = "{tracking}"
+"""
+
+
+@pytest.mark.parametrize("url, shown", [
+    ("postgresql+psycopg://u:S3CRET@127.0.0.1:5432/db", "postgresql+psycopg://u:***@127.0.0.1:5432/db"),
+    ("http://u:S3CRET@host:5000", "http://u:***@host:5000"),
+    ("https://S3CRET@host/api", "https://***@host/api"),
+    ("postgresql://u:p@S3CRET@h/db", "postgresql://u:***@h/db"),
+    ("postgresql://h/db?sslmode=require&password=S3CRET", "postgresql://h/db?sslmode=require&password=***"),
+    ("error at ray://u:S3CRET@head:10001: refused", "error at ray://u:***@head:10001: refused"),
+    ("postgresql://postgres@127.0.0.1/test", "postgresql://postgres@127.0.0.1/test"),  # a role name is no secret
+    ("sqlite:////tmp/a.db and journal:x.journal", "sqlite:////tmp/a.db and journal:x.journal"),
+], ids=["storage", "tracking", "token", "at-sign", "query", "in-text", "user-only", "files"])
+def test_redact_hides_every_form_of_credentials(url, shown):
+    assert redact(url) == shown
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def _gametune(folder: Path, *args: str) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if k != "MLFLOW_TRACKING_URI"} | {"PYTHONPATH": str(REPO)}
+    return subprocess.run([sys.executable, "-m", "tuning.cli", *args], cwd=folder, env=env, capture_output=True,
+                          text=True, timeout=600, check=False)
+
+
+def _database_text(url: str) -> str:
+    """Every row of every table of the database at ``url``, as text."""
+    plain = url.replace("+psycopg", "").replace(f":{SECRET}@", "@")
+    with psycopg.connect(plain) as connection:
+        tables = [name for (name,) in connection.execute(
+            "SELECT tablename FROM pg_tables WHERE schemaname = 'public'")]
+        return "\n".join(str(row) for table in tables
+                         for row in connection.execute(f'SELECT t::text FROM "{table}" t'))
+
+
+def test_a_study_with_passwords_in_both_urls_leaves_them_nowhere(tmp_path, fresh_postgres):
+    storage = fresh_postgres.replace("postgres@", f"postgres:{SECRET}@")
+    port = _free_port()
+    with open(tmp_path / "mlflow-server.log", "w") as log:  # the server's own output is searched too
+        server = subprocess.Popen(
+            [sys.executable, "-m", "mlflow", "server", "--backend-store-uri", f"sqlite:///{tmp_path}/server.db",
+             "--host", "127.0.0.1", "--port", str(port), "--workers", "1",
+             "--artifacts-destination", str(tmp_path / "artifacts")],
+            cwd=tmp_path, stdout=log, stderr=subprocess.STDOUT)
+    try:
+        wait_for_mlflow_server(server, f"http://127.0.0.1:{port}")
+        tracking = f"http://u:{SECRET}@127.0.0.1:{port}"
+        (tmp_path / "sec.toml").write_text(STUDY.format(tracking=tracking))
+        outputs = []
+        for args, code in [
+            (("tune", "run", "sec.toml", "--storage", storage, "--dry-run"), 0),
+            (("tune", "run", "sec.toml", "--storage", storage), 0),
+            (("tune", "run", "sec.toml", "--storage", storage), 0),  # already finished: resumed, nothing to run
+            (("tune", "worker", "sec.toml", "--storage", storage, "--wait", "5"), 0),
+            (("tune", "export", "sec.toml", "--storage", storage, "--out", "exported.toml"), 0),
+            (("tune", "run", "sec.toml", "--storage", storage.replace(":5432/", ":1/"), "--dry-run"), 2),
+        ]:
+            done = _gametune(tmp_path, *args)
+            assert done.returncode == code, (args, done.stderr[-3000:])
+            outputs += [done.stdout, done.stderr]
+        (tmp_path / "sec.toml").write_text(STUDY.format(tracking=f"http://u:{SECRET}@127.0.0.1:1"))
+        done = _gametune(tmp_path, "tune", "run", "sec.toml", "--storage", storage)
+        assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1, done.stderr
+        outputs += [done.stdout, done.stderr]
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+    assert "u:***@127.0.0.1" in "".join(outputs)  # the URLs were printed, redacted
+    assert (tmp_path / "exported.toml").is_file() and (tmp_path / "sec-best.toml").is_file()
+    leaks = [line for text in outputs for line in text.splitlines() if SECRET in line]
+    written = [path for path in tmp_path.rglob("*") if path.is_file() and path.name != "sec.toml"]  # the user's own file
+    leaks += [str(path) for path in written if SECRET.encode() in path.read_bytes()]
+    stored = _database_text(storage)
+    assert "sec" in stored  # the study is there
+    leaks += ["the PostgreSQL storage"] if SECRET in stored else []
+    assert not leaks, f"{SECRET} found in: {', '.join(leaks)}"
