@@ -30,6 +30,13 @@ Precedence: stage table > ``defaults.<agent>`` > the agent's own defaults.
 flag given alongside it wins). Files written by ``dump`` list every parameter of
 every stage, so they do not depend on defaults that may change. Every problem
 raises ``SpecError`` with one line naming the file and the key.
+
+The files a configuration names (``weights``, ``playout_nets``) are relative to
+its folder and must lie inside it, or inside a folder the user declares in the
+environment variable ``GAMETUNE_MODELS`` (folders separated by ``:``): a
+configuration from elsewhere (an MLflow run's) cannot make an export copy, or
+an agent read, any other file. ``dump_with_weights`` writes a configuration
+with everything it names beside it.
 """
 
 from __future__ import annotations
@@ -46,6 +53,7 @@ import tomli_w
 
 import gamecore
 from agents.specs import PYTHON, AgentKind, AgentSpec, SpecError, agent_kinds
+from gamecore.atomic import atomic_path, write_atomically
 from gamecore.interface import Game
 
 FORMAT = 1
@@ -74,12 +82,31 @@ def _has_param(kind: AgentKind, name: str) -> bool:
     return name in names or (name == "reduction" and any(n.startswith("reduction_") for n in names))
 
 
-def _in_folder(params: dict, folder: Path | None) -> dict:
-    """``params`` with the relative paths of its file parameters (``FILE_PARAMS``) taken from ``folder``."""
+MODELS_VARIABLE = "GAMETUNE_MODELS"  # folders, besides a configuration's own, that its files may lie in
+
+
+def _in_folder(params: dict, folder: Path | None, where: str) -> dict:
+    """``params`` with the relative paths of its file parameters (``FILE_PARAMS``) taken from ``folder``; SpecError
+    (one line) for a path that leads out of it (``inside_allowed``)."""
     if folder is None:
         return params
-    return {k: os.path.normpath(Path(folder) / v) if k in FILE_PARAMS and isinstance(v, str) and v else v
-            for k, v in params.items()}
+    found = {}
+    for key, value in params.items():
+        if key in FILE_PARAMS and isinstance(value, str) and value:
+            path = os.path.normpath(Path(folder) / value)
+            if not inside_allowed(Path(path), Path(folder)):
+                raise SpecError(f"{where}: {key} = {value!r} lies outside the configuration's folder {folder}; put "
+                                f"the file beside the configuration, or declare its folder in {MODELS_VARIABLE}")
+            value = path
+        found[key] = value
+    return found
+
+
+def inside_allowed(path: Path, folder: Path) -> bool:
+    """Whether ``path``, links resolved, lies in ``folder`` or in a folder of ``GAMETUNE_MODELS``."""
+    declared = [Path(entry) for entry in os.environ.get(MODELS_VARIABLE, "").split(os.pathsep) if entry]
+    resolved = path.resolve()
+    return any(resolved.is_relative_to(allowed.resolve()) for allowed in (folder, *declared))
 
 
 def _table(value: Any, where: str, expected: str = "a table") -> dict:
@@ -243,18 +270,22 @@ class Setup:
         return [Path(w) for w in dict.fromkeys(spec.as_dict().get("weights") for spec in self.agents) if w]
 
     def dump_with_weights(self, path: str | Path, metadata: dict | None = None) -> None:
-        """``dump`` after copying the weights beside ``path`` as ``<path stem>.<file name>``, so that
-        several exported configurations share a folder."""
+        """``dump`` after copying what the configuration names beside ``path``: its weights as
+        ``<path stem>.<file name>`` and a ``playout_nets`` configuration as ``<path stem>.nets.toml`` (with its
+        own weights), so that several exported configurations share a folder and each is whole."""
         path = Path(path)
         path.parent.mkdir(parents=True, exist_ok=True)
         moved = {}
         for weights in self.weights_files:
             moved[str(weights)] = str((path.parent / f"{path.stem}.{weights.name}").resolve())
-            partial = f"{moved[str(weights)]}.partial"
-            shutil.copy(weights, partial)
-            os.replace(partial, moved[str(weights)])
+            with atomic_path(moved[str(weights)]) as temporary:
+                shutil.copyfile(weights, temporary)
+        for nets in dict.fromkeys(spec.as_dict().get("playout_nets") for spec in self.agents):
+            if nets:
+                moved[nets] = str((path.parent / f"{path.stem}.nets.toml").resolve())
+                Setup.load(nets).dump_with_weights(moved[nets])
         Setup(*[
-            spec.with_params(role, weights=moved[spec["weights"]]) if spec.as_dict().get("weights") else spec
+            spec.with_params(role, **{name: moved[spec[name]] for name in FILE_PARAMS if spec.as_dict().get(name)})
             for role, spec in zip(self.roles, self.agents)
         ], game=self.game).dump(path, metadata)
 
@@ -305,7 +336,7 @@ class Setup:
                 hint = f" (parameters of one role go in [{agent}])" if agent in roles else ""
                 raise SpecError(f"{source}: unknown agent {agent!r} in defaults; valid: {valid_agents}{hint}")
             where = f"{source}: defaults.{agent}"
-            defaults[agent] = AgentSpec.make(agent, where, game, **_in_folder(_table(params, where), folder))
+            defaults[agent] = AgentSpec.make(agent, where, game, **_in_folder(_table(params, where), folder, where))
 
         specs = []
         for role, base_spec in zip(roles, base.agents):
@@ -317,7 +348,8 @@ class Setup:
                 key = role if plain else f"{role}.agent"
                 raise SpecError(f"{source}: {key} = {agent!r} is invalid; expected one of {valid_agents}")
             spec = defaults[agent] if agent in defaults else AgentSpec.make(agent, game=game)
-            spec = spec.with_params(f"{source}: {role}", **_in_folder(table, folder)) if table else spec
+            where = f"{source}: {role}"
+            spec = spec.with_params(where, **_in_folder(table, folder, where)) if table else spec
             specs.append(spec)
         return cls(*specs, game=game)
 
@@ -364,9 +396,7 @@ class Setup:
             text = tomli_w.dumps(data)
         else:
             text = json.dumps(data, indent=2) + "\n"
-        partial = Path(f"{path}.partial")
-        partial.write_text(text, encoding="utf-8")
-        os.replace(partial, path)
+        write_atomically(path, text)
 
 
 def parse_assignment(text: str) -> tuple[str, Any]:

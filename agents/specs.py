@@ -297,15 +297,29 @@ class AgentSpec:
         return row
 
 
+_LOADING: list[str] = []  # the playout_nets configurations being read, outermost first (a loop is refused)
+
+
 def playout_nets(game: Game, path: str, where: str = "agent") -> np.ndarray:
     """The net table (``gamecore.interface``) of the trained networks the agent configuration ``path`` names,
-    read once per version of the file; SpecError (one line naming ``where``) if it names none."""
+    read once per version of the file; SpecError (one line naming ``where``) if it names none, or if it leads back
+    to a configuration being read (a loop)."""
+    resolved = str(Path(path).resolve())
+    if resolved in _LOADING:
+        chain = " -> ".join(Path(p).name for p in (*_LOADING[_LOADING.index(resolved):], resolved))
+        raise SpecError(f"{where}: playout_nets = {path!r} leads back to itself ({chain}); name a configuration "
+                        "of trained rl roles that names no playout_nets")
+    _LOADING.append(resolved)
     try:
-        return _net_table(game, str(Path(path).resolve()), os.stat(path).st_mtime_ns)
+        return _net_table(game, resolved, os.stat(path).st_mtime_ns)
     except OSError as error:
         problem = f"cannot read: {error.strerror}"
     except SpecError as error:
+        if "leads back to itself" in str(error):
+            raise
         problem = str(error)
+    finally:
+        _LOADING.pop()
     raise SpecError(f"{where}: playout_nets = {path!r}: {problem}; give an agent configuration with trained "
                     "rl roles, e.g. studies/best-rl/agent.toml")
 

@@ -20,6 +20,7 @@ from carcassonne_sim.tiles import (
     ROAD,
     segment_name,
 )
+from gamecore.atomic import atomic_path
 
 COLOURS = {"field": "#9ccc65", "city": "#c98b4a", "road": "#f5f5f0", "monastery": "#8d3b2f", "pennant": "#1e50a0",
            "edge": "#55763a"}
@@ -125,7 +126,8 @@ def draw_board(state: CarcassonneState, path: str | Path, title: str | None = No
     ax.set_aspect("equal")
     ax.axis("off")
     path = Path(path)
-    figure.savefig(path, dpi=150, bbox_inches="tight")
+    with atomic_path(path) as temporary:
+        figure.savefig(temporary, format=path.suffix[1:] or "png", dpi=150, bbox_inches="tight")
     plt.close(figure)
     return path
 

@@ -9,7 +9,6 @@ import json
 import sys
 import time
 from dataclasses import asdict, dataclass
-from pathlib import Path
 
 import numpy as np
 from numba import types
@@ -18,15 +17,17 @@ from numba.typed import Dict
 from agents.evaluation import evaluate_setup, play_side
 from agents.search import compiled
 from agents.setup import Setup, parse_assignment
+from gamecore.atomic import write_atomically
 from gamecore.errors import SpecError
 from gamecore.params import positive_int, seed_int
+from gamecore.rng import mix64
 from gamecore.stats import wilson_interval
 from lotr_sim import kernels
 from lotr_sim import layout as L
 from lotr_sim.game import GAME
-from gamecore.rng import mix64
 from lotr_sim.limit import LOSS, NODES, UNKNOWN, WIN, WON, nested, search
 from lotr_sim.policies import POLICY_NAMES
+
 
 @dataclass(frozen=True)
 class OracleMcts:
@@ -257,5 +258,5 @@ def run(args) -> int:
     data = json.dumps({**asdict(limit), "scenario": limit.scenario, "bounds": limit.bounds, "interval": limit.interval})
     print(data if args.json else limit.report())
     if args.out:
-        Path(args.out).write_text(data + "\n")
+        write_atomically(args.out, data + "\n")
     return 0

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import optuna
@@ -122,7 +123,7 @@ def test_a_one_seat_grid_over_a_game_option_and_its_report(in_tmp):
     study = optuna.load_study(study_name="ll-openings", storage="sqlite:///ll-openings.db")
     for trial in study.trials:
         assert trial.user_attrs["options"]["opening"] == trial.params["opening"]
-        recorded = Setup.read_mapping(in_tmp / "ll-openings-trials" / f"trial-{trial.number}" / "agent.toml")
+        recorded = Setup.read_mapping(Path(trial.user_attrs["folder"]) / "agent.toml")
         assert recorded["metadata"]["options"]["opening"] == trial.params["opening"]  # what lotr eval --config plays
         [(seat, counts)] = list(trial.user_attrs["seats"].items())
         assert seat == "first" and counts["games"] == 100 == trial.user_attrs["games"]

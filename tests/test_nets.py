@@ -125,13 +125,33 @@ def test_playout_nets_errors_are_one_line(tmp_path):
         AgentSpec.make("flat-mc", playout_nets=str(tmp_path / "untrained.toml"))
 
 
-def test_playout_nets_in_a_configuration_file_is_relative_to_it(tmp_path):
+def test_playout_nets_in_a_configuration_file_is_relative_to_it(tmp_path, monkeypatch):
     folder = tmp_path / "shipped"
     folder.mkdir()
-    Setup.parse("rule-mcts-rule").with_params({"playout_nets": str(BEST_RL)}).dump(folder / "agent.toml")
+    searched = Setup.parse("rule-mcts-rule").with_params({"playout_nets": str(BEST_RL)})
+    searched.dump(folder / "agent.toml")
+    assert "../" in (folder / "agent.toml").read_text()
+    with pytest.raises(SpecError, match=r"questing: playout_nets = '.*best-rl/agent.toml' lies outside the "
+                                        r"configuration's folder .*; put the file beside .* or declare its folder "
+                                        r"in GAMETUNE_MODELS$"):
+        Setup.load(folder / "agent.toml")
+    monkeypatch.setenv("GAMETUNE_MODELS", str(BEST_RL.parent.parent))  # a declared models folder
     loaded = Setup.load(folder / "agent.toml")
     assert Path(loaded.questing["playout_nets"]).resolve() == BEST_RL.resolve()
-    assert "../" in (folder / "agent.toml").read_text()
+    monkeypatch.delenv("GAMETUNE_MODELS")
+    searched.dump_with_weights(folder / "whole.toml")  # the networks and their weights copied beside it
+    assert 'playout_nets = "whole.nets.toml"' in (folder / "whole.toml").read_text()
+    assert sorted(p.name for p in folder.glob("whole.nets.*.pt")) == [
+        "whole.nets.agent.defense.pt", "whole.nets.agent.planning.pt", "whole.nets.agent.questing.pt"]
+    assert Setup.load(folder / "whole.toml").questing["playout_nets"] == str(folder / "whole.nets.toml")
+
+
+def test_a_playout_nets_loop_is_one_line(tmp_path):
+    (tmp_path / "a.toml").write_text('setup = "rule-mcts-rule"\n[questing]\nplayout_nets = "b.toml"\n')
+    (tmp_path / "b.toml").write_text('setup = "rule-mcts-rule"\n[questing]\nplayout_nets = "a.toml"\n')
+    with pytest.raises(SpecError, match=r"leads back to itself \(b.toml -> a.toml -> b.toml\)") as error:
+        Setup.load(tmp_path / "a.toml")
+    assert "\n" not in str(error.value)
 
 
 def test_a_truncated_playout_stops_where_a_network_values_the_state(states_by_stage):

@@ -200,7 +200,7 @@ def test_a_study_on_a_two_node_ray_cluster_survives_the_loss_of_a_node(in_tmp, t
             wins = unpack_outcomes(trial.user_attrs["outcomes"])
             assert trial.user_attrs["games"] == wins.size == games and trial.values[0] == wins.mean()
         lost = study.trials[cut[0]]
-        agent = in_tmp / f"{name}-trials" / f"trial-{lost.number}" / "agent.toml"
+        agent = Path(lost.user_attrs["folder"]) / "agent.toml"
         local = evaluate_setup(Setup.load(agent), options={"difficulty": "hard"}, games=games, seed=0, workers=2)
         assert local.wins == round(lost.values[0] * games)  # the chunks Ray played again counted once
         client = MlflowClient(tracking)

@@ -36,7 +36,7 @@ from gamecore.redaction import redact
 from tuning.samplers import SAMPLERS
 from tuning.selection import finish, is_finished
 from tuning.storage import check_storage, driver_identity, driver_lock, set_driver, storage_for
-from tuning.storage_url import storage_url
+from tuning.storage_url import storage_url, trials_folder
 from tuning.study_file import StudySpec
 from tuning.study_record import StudyResult, close_abandoned, counted, kept, open_study, study_result
 from tuning.supervision import compile_agents, run_workers, share_workers
@@ -52,7 +52,7 @@ def run_study(spec: StudySpec, n_trials: int | None = None, workers: int | None 
     storage = storage_for(spec.name, storage or spec.storage, workers)
     target = Path(out or f"{spec.name}-best.toml")
     check_storage(storage)
-    tracking_uri = check_tracking_store(spec.tracking_uri)  # both stores answer before either is written to
+    tracking_uri = check_tracking_store(spec.tracking_uri, storage=storage)  # both answer before either is written
     with stop_signals(), driver_lock(storage, spec.name):
         study = open_study(spec, storage)
         with deferred():
@@ -82,12 +82,13 @@ def run_study(spec: StudySpec, n_trials: int | None = None, workers: int | None 
             if counted(study) < n_trials or study.get_trials(deepcopy=False, states=(TrialState.RUNNING,)):
                 trial_workers, evaluation_workers = share_workers(spec, workers, n_trials - counted(study))
                 context = TrialContext(spec, tracker.tracking_uri, parent, n_trials, time.time(), counted(study),
-                                       evaluation_workers=evaluation_workers)
+                                       evaluation_workers=evaluation_workers,
+                                       trials_folder=trials_folder(spec.name, storage))
                 compile_agents(spec)
                 run_workers(context, storage, n_trials, trial_workers, spec.timeout)
             close_stale_runs(tracker, study, keep=parent)
             seconds = time.perf_counter() - start
-            selection = finish(spec, study, tracker, parent, workers, target)
+            selection = finish(spec, study, tracker, parent, workers, target, trials_folder(spec.name, storage))
         except Interrupted as stop:
             with deferred():
                 tracker.end(parent, "KILLED")
@@ -123,7 +124,8 @@ def join_study(spec: StudySpec, storage: str, n_trials: int | None = None, wait:
         n_trials = n_trials or spec.n_trials
         # the tracking store from the study file or the environment, as the driver's: the storage never holds it
         tracking_uri = check_tracking_store(spec.tracking_uri)
-        context = TrialContext(spec, tracking_uri, attrs["parent_run"], n_trials, time.time(), counted(study))
+        context = TrialContext(spec, tracking_uri, attrs["parent_run"], n_trials, time.time(), counted(study),
+                               trials_folder=trials_folder(spec.name, storage))
         try:
             work(context, storage, n_trials, None, worker)
         except Interrupted as stop:

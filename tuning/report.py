@@ -25,6 +25,7 @@ import datetime
 import re
 from pathlib import Path
 
+from gamecore.atomic import write_atomically
 from gamecore.interface import imported
 from tuning.report_figures import write_figures
 from tuning.report_sections import sections
@@ -151,5 +152,5 @@ def write_report(study_files: list[Path], out: Path, root: Path = Path(".")) -> 
     comparison = sampler_markdown(out.parent)
     lines += ([""] if comparison and lines[-1] else []) + comparison  # a kept section may end without a blank line
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text("\n".join(lines) + "\n")
+    write_atomically(out, "\n".join(lines) + "\n")
     return out

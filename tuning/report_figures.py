@@ -6,6 +6,7 @@ import csv
 from collections.abc import Callable
 from pathlib import Path
 
+from gamecore.atomic import atomic_path
 from tuning.report_sections import Section, cell_text, column_of, published_column, sections
 from tuning.study_results import Measured, StudyRun
 
@@ -21,7 +22,8 @@ def figure(path: Path, draw: Callable) -> Path:
     draw(axes)
     axes.grid(alpha=0.3)
     axes.legend(fontsize=8)
-    drawing.savefig(path, dpi=110, bbox_inches="tight")
+    with atomic_path(path) as temporary:
+        drawing.savefig(temporary, format=Path(path).suffix[1:], dpi=110, bbox_inches="tight")
     plt.close(drawing)
     return path
 

@@ -65,11 +65,11 @@ def _exported(target: Path, chosen: dict) -> bool:
 
 
 def finish(spec: StudySpec, study: optuna.Study, tracker: Tracker, parent: str, workers: int,
-           target: Path) -> dict | None:
-    """Figures of the study on its parent run; then validation, test, export and registry (see the module
-    docstring). Returns the study's ``selection`` record, or None when nothing is chosen."""
+           target: Path, trials_folder: Path) -> dict | None:
+    """Figures of the study on its parent run (drawn in ``trials_folder``); then validation, test, export and
+    registry (see the module docstring). Returns the study's ``selection`` record, or None when nothing is chosen."""
     if study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,)):
-        for path in write_study_figures(study, spec, Path(f"{spec.name}-trials") / "figures"):
+        for path in write_study_figures(study, spec, trials_folder / "figures"):
             tracker.artifact(parent, path, "figures")
     top = candidates(study, spec)
     if not top:

@@ -8,8 +8,12 @@
   than the grace period belongs to a dead worker: ``fail_stale`` fails it and
   queues a retry with the same parameters, so that the survivors meet the
   budget. Tables are created under a lock (an advisory lock on PostgreSQL, a
-  file lock beside an SQLite file), so processes started together all join. A journal whose last record was cut by a kill is
-  repaired before anything writes to it (``repair_journal``).
+  file lock beside an SQLite file), so processes started together all join. A
+  journal whose last record was cut by a kill is repaired before anything
+  writes to it (``repair_journal``), by a command that writes the study only; a
+  file that is not an Optuna journal, or an SQLite file that is not an Optuna
+  storage (an MLflow store), is refused in one line and never touched
+  (``check_local_store``).
 - ``driver_lock``: one ``lotr tune run`` per study at a time (a file lock
   beside a local store, an advisory lock on PostgreSQL; both vanish with their
   process); ``lotr tune worker`` joins without it.
@@ -23,7 +27,6 @@ import fcntl
 import hashlib
 import json
 import os
-import shutil
 import socket
 import sys
 import threading
@@ -37,6 +40,7 @@ from optuna.storages.journal._file import get_lock_file
 from optuna.trial import FrozenTrial, TrialState
 
 from agents.specs import SpecError
+from gamecore.atomic import write_atomically
 from gamecore.redaction import redact
 from tuning.storage_url import JOURNAL, local_store, storage_url
 
@@ -76,6 +80,7 @@ def check_storage(url: str) -> str:
         folder = store.resolve().parent
         if not folder.is_dir() or not os.access(folder, os.W_OK):
             raise SpecError(f"storage {redact(url)}: cannot write in {folder}; create it or give --storage")
+        check_local_store(url)
     elif is_postgres(url):
         with _advisory_lock(url, "check", wait=False):
             pass
@@ -86,13 +91,20 @@ def is_postgres(url: str) -> bool:
     return url.startswith(("postgresql:", "postgresql+", "postgres:"))
 
 
-def storage_object(url: str, liveness: Liveness = Liveness()):
-    """What Optuna takes for ``url``: a journal storage (repaired first), or a database storage with
-    heartbeats, a connect timeout and tables created once however many processes start together."""
+def storage_object(url: str, liveness: Liveness = Liveness(), writes: bool = False):
+    """What Optuna takes for ``url``: a journal storage, or a database storage with heartbeats, a connect timeout
+    and tables created once however many processes start together. ``writes``: the command writes the study (a
+    run, a worker), and only then is a journal cut by a kill repaired (a reader skips a torn last record, as
+    Optuna does). A local file that is not a store of its kind is refused (``check_local_store``)."""
+    check_local_store(url)
     if url.startswith(JOURNAL):
         from optuna.storages import JournalStorage
 
         path = url[len(JOURNAL):]
+        if not writes:
+            if not Path(path).is_file():
+                raise SpecError(f"storage {url}: no such journal")
+            return JournalStorage(JournalFileBackend(path))
         notice = repair_journal(Path(path))
         if notice:
             print(notice, flush=True)
@@ -115,6 +127,48 @@ def storage_object(url: str, liveness: Liveness = Liveness()):
             return make()
 
 
+def check_local_store(url: str) -> None:
+    """SpecError (one line) when a journal or SQLite storage names an existing file that is not an Optuna store
+    of its kind: a journal's first record must be one of Optuna's, an SQLite database must hold Optuna's tables or
+    none. Reads at most one line; changes nothing."""
+    store = local_store(url)
+    if store is None or not store.is_file() or store.stat().st_size == 0:
+        return
+    if url.startswith(JOURNAL):
+        with open(store, "rb") as file:
+            first = file.readline(1 << 20)
+        try:
+            record = json.loads(first)
+        except ValueError:
+            record = None
+        if not isinstance(record, dict) or "op_code" not in record:
+            raise SpecError(f"storage {url}: {store} is not an Optuna journal (its first line is no journal record); "
+                            "give the study a journal of its own, e.g. --storage NAME.journal")
+        return
+    tables = sqlite_tables(store)
+    if tables is None or (tables and "studies" not in tables):
+        what = "no SQLite database" if tables is None else f"an SQLite database of other tables ({_some(tables)})"
+        raise SpecError(f"storage {url}: {store} is {what}, not an Optuna storage; give the study a file of its "
+                        "own, e.g. --storage NAME.db")
+
+
+def sqlite_tables(path: Path) -> set[str] | None:
+    """The table names of the SQLite file at ``path``, read-only; None when it is not an SQLite database, and no
+    names when SQLite cannot tell yet (a killed writer's journal, which only a writable open rolls back)."""
+    import sqlite3
+
+    try:
+        with contextlib.closing(sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)) as connection:
+            return {name for (name,) in connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    except sqlite3.DatabaseError as error:
+        return None if getattr(error, "sqlite_errorname", "") == "SQLITE_NOTADB" else set()
+
+
+def _some(names: set[str], shown: int = 4) -> str:
+    listed = sorted(names)
+    return ", ".join(listed[:shown]) + (", ..." if len(listed) > shown else "")
+
+
 def repair_journal(path: Path) -> str | None:
     """If the journal's last record was cut (no final newline: its writer was killed mid-write), back the
     file up beside it and drop the partial record, under the journal's own lock; returns a notice, else None.
@@ -132,17 +186,15 @@ def repair_journal(path: Path) -> str | None:
 
 
 def _drop_torn_tail(path: Path) -> str | None:
-    """``repair_journal``'s work, for a caller that holds the journal's lock."""
+    """``repair_journal``'s work, for a caller that holds the journal's lock: the torn journal is kept whole at
+    ``<name>.torn-<time>`` and the journal replaced, atomically, by its complete records."""
     data = path.read_bytes()
     if not data or data.endswith(b"\n"):
         return None
     backup = path.with_name(f"{path.name}.torn-{datetime.datetime.now():%Y%m%d-%H%M%S}")
-    shutil.copy2(path, backup)
+    write_atomically(backup, data)
     keep = data.rfind(b"\n") + 1
-    with open(path, "r+b") as file:
-        file.truncate(keep)
-        file.flush()
-        os.fsync(file.fileno())
+    write_atomically(path, data[:keep])
     return (f"journal {path}: its last record was cut ({len(data) - keep} bytes, a killed writer); "
             f"backed up to {backup.name} and dropped; finished trials are kept")
 

@@ -10,6 +10,8 @@ working directory.
 
 from __future__ import annotations
 
+import hashlib
+import re
 from pathlib import Path
 
 from agents.specs import SpecError
@@ -36,3 +38,15 @@ def local_store(url: str) -> Path | None:
         if url.startswith(prefix):
             return Path(url[len(prefix):])
     return None
+
+
+def trials_folder(name: str, url: str) -> Path:
+    """The folder of the study's trial folders (``<name>-trials/<storage key>``, relative to the working directory):
+    keyed by the storage, so that two studies of one name in two storages never write each other's trial files. The
+    key is readable (the storage's kind) and unique (a hash of the URL without its credentials, a local store's path
+    resolved)."""
+    store = local_store(url)
+    kind = re.match(r"[a-z]+", url.lower())
+    plain = str(store.resolve()) if store is not None else re.sub(r"//[^/@]*@", "//", url)
+    digest = hashlib.sha256(plain.encode()).hexdigest()[:10]
+    return Path(f"{name}-trials") / f"{kind.group(0) if kind else 'storage'}-{digest}"

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import optuna
 
+from gamecore.atomic import atomic_path, write_atomically
 from tuning.study_file import StudySpec
 
 PLOTS = ("optimization_history", "param_importances", "parallel_coordinate")
@@ -23,7 +24,8 @@ def write_study_figures(study: optuna.Study, spec: StudySpec, folder: Path) -> l
 
     folder.mkdir(parents=True, exist_ok=True)
     files = [folder / "trials.csv"]
-    study.trials_dataframe().to_csv(files[0], index=False)
+    with atomic_path(files[0]) as temporary:
+        study.trials_dataframe().to_csv(temporary, index=False)
     names = PLOTS + (("pareto_front",) if len(spec.metrics) > 1 else ())
     options = ({"target": lambda t: t.values[0], "target_name": spec.metrics[0]} if len(spec.metrics) > 1
                else {"target_name": spec.metrics[0]})
@@ -32,10 +34,12 @@ def write_study_figures(study: optuna.Study, spec: StudySpec, folder: Path) -> l
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                getattr(visualization, f"plot_{name}")(study, **kwargs).write_html(folder / f"{name}.html")
+                html = getattr(visualization, f"plot_{name}")(study, **kwargs).to_html()
+                write_atomically(folder / f"{name}.html", html)
                 getattr(static, f"plot_{name}")(study, **kwargs)
                 readable_axes(plt.gcf())
-                plt.gcf().savefig(folder / f"{name}.png", dpi=110, bbox_inches="tight")
+                with atomic_path(folder / f"{name}.png") as temporary:
+                    plt.gcf().savefig(temporary, format="png", dpi=110, bbox_inches="tight")
                 plt.close("all")
         except (ValueError, RuntimeError, ZeroDivisionError):  # too few finished trials for this plot
             plt.close("all")

@@ -42,7 +42,7 @@ def open_study(spec: StudySpec, storage: str, worker: int = 0) -> optuna.Study:
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     warnings.filterwarnings("ignore", message="Heartbeat of storage is supposed to be used with Study.optimize")
     try:
-        store = storage_object(storage, spec.liveness)
+        store = storage_object(storage, spec.liveness, writes=True)
         try:
             existing = len(optuna.load_study(study_name=spec.name, storage=store).get_trials(deepcopy=False))
         except KeyError:

@@ -21,8 +21,9 @@ import numpy as np
 import optuna
 from optuna.trial import TrialState
 
-from agents.setup import Setup
+from agents.setup import FILE_PARAMS, Setup
 from agents.specs import REDUCTION, SpecError
+from gamecore.atomic import write_atomically
 from gamecore.redaction import redact
 from tuning.outcomes import OUTCOMES, pack_outcomes, unpack_outcomes
 from tuning.selection import exported_figures
@@ -100,7 +101,8 @@ def read_study(path: Path, root: Path = Path("."), records: Path | None = None) 
     except KeyError:
         return missing
     except Exception as error:
-        raise SpecError(f"storage of {spec.name}: cannot read the study: {redact(str(error).splitlines()[0])}") from None
+        reason = redact(str(error).splitlines()[0])
+        raise SpecError(f"storage of {spec.name}: cannot read the study: {reason}") from None
     chosen = study.user_attrs.get("selection") or {}
     measured = [_measured(spec, t, chosen) for t in study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))]
     run = StudyRun(spec, measured, pruned=len(study.get_trials(deepcopy=False, states=(TrialState.PRUNED,))))
@@ -148,9 +150,7 @@ def write_record(run: StudyRun, folder: Path) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     data = {"format": RECORD_FORMAT, "study": run.spec.name, "pruned": run.pruned,
             "pareto": [m.number for m in run.pareto], "trials": [_to_record(m) for m in run.trials or []]}
-    partial = path.with_suffix(".json.partial")
-    partial.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n")
-    partial.replace(path)
+    write_atomically(path, json.dumps(data, indent=1, sort_keys=True) + "\n")
     return path
 
 
@@ -159,11 +159,32 @@ def record_path(name: str, folder: Path) -> Path:
 
 
 def _to_record(m: Measured) -> dict:
-    return {"number": m.number, "options": m.options, "params": m.params, "config": m.config.to_mapping(),
+    return {"number": m.number, "options": m.options, "params": m.params, "config": _portable(m.config.to_mapping()),
             "win_rate": m.win_rate, "interval": [m.low, m.high], "games": m.games,
             "seconds_per_game": m.seconds_per_game, "training_seconds": m.training_seconds, "chosen": m.chosen,
             "seats": m.seats, "objective": None if math.isnan(m.objective) else m.objective,
             "outcomes": None if m.outcomes is None else pack_outcomes(m.outcomes)}
+
+
+def _portable(config: dict) -> dict:
+    """A trial's configuration with the files it names (``FILE_PARAMS``) as another machine can resolve them:
+    relative to the working directory (the repository, where studies run) when inside it, else from the study's
+    ``<name>-trials`` folder on."""
+    portable = dict(config)
+    for role, table in config.items():
+        if not isinstance(table, dict):
+            continue
+        for name in FILE_PARAMS:
+            value = table.get(name)
+            if value and Path(value).is_absolute():
+                path = Path(value)
+                if path.is_relative_to(Path.cwd()):
+                    shown = path.relative_to(Path.cwd())
+                else:
+                    trials = [i for i, part in enumerate(path.parts) if part.endswith("-trials")]
+                    shown = Path(*path.parts[trials[0] if trials else -1:])
+                portable[role] = {**portable[role], name: shown.as_posix()}
+    return portable
 
 
 def _from_record(spec: StudySpec, trial: dict) -> Measured:

@@ -50,7 +50,10 @@ from sqlalchemy.pool import NullPool
 import gamecore
 from agents.interruption import deferred
 from agents.specs import SpecError
+from gamecore.atomic import atomic_path
 from gamecore.redaction import redact
+from tuning.storage import sqlite_tables
+from tuning.storage_url import local_store
 from tuning.study_file import CONTEXT
 
 if TYPE_CHECKING:
@@ -144,14 +147,20 @@ def trial_run_name(number: int, state: str = "complete") -> str:
 STUDY_FILE = "mlflow.tracking_uri in the study file"
 
 
-def check_tracking_store(tracking_uri: str | None, source: str = STUDY_FILE) -> str:
+def check_tracking_store(tracking_uri: str | None, source: str = STUDY_FILE, storage: str | None = None) -> str:
     """The tracking URI (None: MLFLOW_TRACKING_URI, else MLflow's default) once its server or database answers
     and, for a local SQLite store, the file is absent, complete, or half-built without runs; SpecError otherwise,
-    naming where the URI came from (``source`` when it is given). Creates nothing."""
+    naming where the URI came from (``source`` when it is given). A store that is the study's ``storage``, or a
+    file that is no MLflow store, is refused. Creates nothing."""
     uri = tracking_uri or get_tracking_uri()
-    _check_reachable(uri, uri_origin(tracking_uri, source))
+    origin = uri_origin(tracking_uri, source)
+    _check_reachable(uri, origin)
     path = _sqlite_path(uri)
     if path is not None:
+        study_store = local_store(storage) if storage else None
+        if study_store is not None and study_store.resolve() == path.resolve():
+            raise SpecError(f"tracking store {redact(uri)} (from {origin}) is the study's storage; give MLflow a store "
+                            "of its own, e.g. sqlite:///mlflow.db")
         _refuse_valuable(path, _store_state(path))
     return uri
 
@@ -252,6 +261,10 @@ def _store_state(path: Path) -> tuple[str | None, int] | None:
     file. SpecError when the file is not an SQLite database."""
     if not path.exists():
         return None
+    tables = sqlite_tables(path)
+    if tables and "experiments" not in tables and not tables <= _mlflow_tables():
+        raise SpecError(f"{path}: an SQLite database of other tables ({', '.join(sorted(tables)[:4])}...), not an "
+                        "MLflow store; give mlflow.tracking_uri a store of its own, e.g. sqlite:///mlflow.db")
     try:
         try:
             return _read_state(path, "ro")
@@ -274,6 +287,16 @@ def _read_state(path: Path, mode: str) -> tuple[str | None, int]:
         if revision == _head_revision() or "runs" not in tables:
             return revision, 0
         return revision, connection.execute("SELECT COUNT(*) FROM runs").fetchone()[0]
+
+
+@functools.lru_cache(maxsize=1)
+def _mlflow_tables() -> frozenset[str]:
+    """The tables of an MLflow store (a half-built one holds some of them)."""
+    import mlflow.store.model_registry.dbmodels.models  # noqa: F401  (their tables join the metadata)
+    import mlflow.store.tracking.dbmodels.models  # noqa: F401
+    from mlflow.store.db.base_sql_model import Base
+
+    return frozenset({*Base.metadata.tables, "alembic_version", "sqlite_sequence"})
 
 
 @functools.lru_cache(maxsize=1)
@@ -467,7 +490,8 @@ def log_learning_curve(tracker: Tracker, run: str, folder: Path) -> None:
     figure, axes = plt.subplots(figsize=(6, 3.5))
     axes.plot([e for e, _ in points], [a for _, a in points])
     axes.set(xlabel="episode", ylabel="moving win rate", title="learning curve")
-    figure.savefig(folder / "learning_curve.png", dpi=110, bbox_inches="tight")
+    with atomic_path(folder / "learning_curve.png") as temporary:
+        figure.savefig(temporary, format="png", dpi=110, bbox_inches="tight")
     plt.close(figure)
     tracker.artifact(run, folder / "learning_curve.png")
 def _run_figures(metrics: dict[str, float]) -> dict:

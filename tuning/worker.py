@@ -50,6 +50,7 @@ class TrialContext:
     done_before: int = 0  # counted trials when the invocation started
     failures_in_a_row: int = 0  # of this worker
     evaluation_workers: int = 1  # local processes playing each trial's games
+    trials_folder: Path = Path("trials")  # where each trial's files go (``storage_url.trials_folder``)
 
 
 class WorkerLoop:
@@ -151,8 +152,7 @@ def progress_line(study: optuna.Study, context: TrialContext, number: int) -> st
 def _run_one(study: optuna.Study, trial: optuna.Trial, context: TrialContext, tracker: Tracker) -> str | None:
     """Run, log and tell one trial; the error of a failed trial, else None."""
     spec = context.spec
-    folder = Path(f"{spec.name}-trials") / f"trial-{trial.number}"
-    folder.mkdir(parents=True, exist_ok=True)
+    folder = context.trials_folder / f"trial-{trial.number}"
     tags = {
         "setup": spec.setup_label, "game": spec.game.name, "games": spec.games, "seed": spec.seed,
         "sampler": spec.sampler, "pruner": spec.pruner, "code_version": code_version(), "study": spec.name,
@@ -160,6 +160,7 @@ def _run_one(study: optuna.Study, trial: optuna.Trial, context: TrialContext, tr
     }
     run = None
     try:
+        folder.mkdir(parents=True, exist_ok=True)
         with deferred(release=False):
             run = tracker.start_run(f"trial-{trial.number}", tags, parent=context.parent_run)
             trial.set_user_attr("mlflow_run", run)
@@ -192,7 +193,14 @@ def _run_one(study: optuna.Study, trial: optuna.Trial, context: TrialContext, tr
                 tracker.end_trial(run, trial.number, "failed", "FAILED", tags={"error": message})
         return message
     with deferred():
-        setup.dump(folder / "agent.toml", metadata={"options": spec.trial_options(trial.params)})
+        try:
+            setup.dump(folder / "agent.toml", metadata={"options": spec.trial_options(trial.params)})
+        except OSError as error:  # a full disk, a folder gone: the trial fails with its reason, never stays RUNNING
+            message = f"cannot write {folder / 'agent.toml'}: {error.strerror or error}"
+            _tell(study, trial, TrialState.FAIL, error=message)
+            if run is not None:
+                tracker.end_trial(run, trial.number, "failed", "FAILED", tags={"error": message})
+            return message
         attrs = {"config": setup.to_mapping(), "wilson_95": list(evaluation.wilson_95),
                  "seconds_per_game": evaluation.mean_seconds_per_game, "folder": str(folder.resolve()),
                  "options": spec.trial_options(trial.params),

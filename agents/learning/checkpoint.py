@@ -32,6 +32,7 @@ import torch
 
 from agents.learning.learner import Learner
 from agents.specs import SpecError
+from gamecore.atomic import atomic_path
 
 _ZIP_MAGIC = b"PK\x03\x04"  # torch.save's format since PyTorch 1.6
 _LEGACY_MAGIC = b"\x80\x02\x8a\x0al\xfc\x9cF\xf9 j\xa8P\x19."  # the older format: a pickled magic number first
@@ -61,8 +62,10 @@ def load_weights(learner: Learner, weights: str | Path) -> None:
 def save_weights(learner: Learner, state: dict, path: Path) -> None:
     """Write ``state`` (the learner's ``state_dict()``, or an earlier copy of it) with what it was trained for."""
     spec = learner.spec
-    torch.save({"format": FORMAT, "game": spec.game.name, "role": learner.role, "algo": spec["algo"],
-                "encoding": learner.encoding, "layers": spec["layers"], "net": spec["net"], "networks": state}, path)
+    with atomic_path(path) as temporary:
+        torch.save({"format": FORMAT, "game": spec.game.name, "role": learner.role, "algo": spec["algo"],
+                    "encoding": learner.encoding, "layers": spec["layers"], "net": spec["net"], "networks": state},
+                   temporary)
 
 
 def _networks(learner: Learner, saved):

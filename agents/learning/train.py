@@ -35,6 +35,7 @@ from agents.learning.ppo import is_ppo, train_ppo
 from agents.progress import progress_bar
 from agents.setup import Setup
 from agents.specs import PYTHON, SpecError, acting_mode, python_agent
+from gamecore.atomic import write_atomically
 from gamecore.rng import derive_seed
 
 TRAINING_OFFSET = 2**62
@@ -67,7 +68,7 @@ class TrainingResult:
         average = np.full(len(self.wins), np.nan)
         average[self.window - 1 :] = self.moving_average
         rows = (f"{i},{w},{'' if np.isnan(a) else f'{a:.4f}'}" for i, (w, a) in enumerate(zip(self.wins, average)))
-        path.write_text("episode,win,moving_win_rate\n" + "\n".join(rows) + "\n", encoding="utf-8")
+        write_atomically(path, "episode,win,moving_win_rate\n" + "\n".join(rows) + "\n")
 
     def report(self) -> str:
         lines = [
