@@ -1,4 +1,10 @@
-"""Validated parameters: of agents, of games (their options) and of searches, with one-line errors."""
+"""Validated parameters: of agents, of games (their options) and of searches, with one-line errors.
+
+Every number a user gives is finite and bounded. An agent's or a game's number has its range in its ``Param``
+(a numeric ``Param`` cannot be declared without one). How much a command or a study runs (games, episodes,
+workers, trials, seconds) is capped by ``LIMITS``, the one table of caps, which ``--no-limits`` lifts: the caps
+stop a typo from allocating arrays sized by the number or forking that many processes, not a deliberate run.
+"""
 
 from __future__ import annotations
 
@@ -32,6 +38,13 @@ class Param:
         """The command-line flag of a shorthand option: ``--full-scenario`` for ``full_scenario``."""
         return f"--{self.name.replace('_', '-')}"
 
+    def __post_init__(self):
+        if self.type in (int, float) and not self.choices:
+            bounds = (self.low, self.high)
+            if not all(isinstance(b, (int, float)) and math.isfinite(b) for b in bounds) or self.low > self.high:
+                raise ValueError(f"parameter {self.name}: a number needs a finite range [low, high], "
+                                 f"got [{self.low}, {self.high}]")
+
     def valid(self) -> str:
         if self.type is bool:
             return "true or false"
@@ -57,15 +70,36 @@ class Param:
             return value
         if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
             raise SpecError(problem)
-        if self.type is int:
-            if not math.isfinite(value) or value != int(value):
-                raise SpecError(problem)
-            value = int(value)
-        else:
-            value = float(value)
-        if not math.isfinite(value) or not self.low <= value <= self.high:
+        # compared before any conversion: an integer too large for a float (JSON, TOML, --set) is out of range,
+        # not an OverflowError
+        if not self.low <= value <= self.high or (self.type is int and value != int(value)):  # NaN: not in range
             raise SpecError(problem)
-        return value
+        return int(value) if self.type is int else float(value)
+
+
+NO_LIMITS = "--no-limits"  # the flag of gametune eval, train, tune run, tune worker and warm-up that lifts the caps
+LIMITS = {  # a cap on how much is run: a study file's key or a command-line flag (--n-trials: n_trials) -> its cap
+    "games": 10_000_000,  # games of a trial, a validation, a test (objective, validation, test), of gametune eval
+    "episodes": 100_000_000,  # training games of a trial ([training]) or of gametune train
+    "envs": 4_096,  # games stepped together in training
+    "window": 100_000_000,  # episodes of gametune train's moving win rate (as many as the episodes)
+    "workers": 256,  # local processes ([search], gametune eval, tune run, warm-up)
+    "n_trials": 100_000,  # a study's trials
+    "top_k": 100_000,  # trials re-evaluated by the validation (as many as the trials)
+    "timeout": 365 * 86_400,  # seconds of a study ([search] timeout)
+    "wait": 7 * 86_400,  # seconds gametune tune worker waits for the study to start
+    "heartbeat_interval": 86_400,  # seconds between a running trial's heartbeats
+    "grace_period": 7 * 86_400,  # seconds without one before a worker counts as dead
+}
+
+
+def over_cap(name: str, value: float, limits: bool = True) -> str:
+    """What a value over the cap on ``name`` should be, for a one-line error ("at most 10,000,000 (the cap on
+    games; --no-limits lifts it)"); empty when it is within the cap or ``limits`` is False."""
+    cap = LIMITS[name]
+    if not limits or value <= cap:
+        return ""
+    return f"at most {cap:,} (the cap on {name}; {NO_LIMITS} lifts it)"
 
 
 def _command_line_integer(value: str, fits: Callable[[int], bool], expected: str, outside: str) -> int:

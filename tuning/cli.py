@@ -22,7 +22,7 @@ from agents.interruption import Interrupted, stop_signals
 from agents.specs import AgentSpec, SpecError, agent_names
 from gamecore import DEFAULT_GAME
 from gamecore.interface import imported
-from gamecore.params import Param, positive_int, seed_int
+from gamecore.params import LIMITS, NO_LIMITS, Param, over_cap, positive_int, seed_int
 from gamecore.redaction import redact
 from tuning.storage_url import STORAGE_FORMS
 
@@ -43,6 +43,23 @@ def _choice(kind: str, valid: tuple[str, ...]):
 
     parse.__name__ = kind
     return parse
+
+
+def _capped(command: argparse.ArgumentParser, flag: str, **kwargs) -> None:
+    """A whole-number flag whose value is capped by ``LIMITS`` (its name: the flag's, ``--n-trials``: n_trials)
+    unless the command's --no-limits is given; checked by ``parse_command_line`` once every flag is read."""
+    action = command.add_argument(flag, type=positive_int, **kwargs)
+    assert action.dest in LIMITS, f"no cap on {flag}"
+    command.set_defaults(capped=(*(command.get_default("capped") or ()), (action.dest, flag)))
+
+
+def _add_no_limits(command: argparse.ArgumentParser, study: bool = False) -> None:
+    """The command's --no-limits, after its capped flags (named in its help, with the study file's keys)."""
+    caps = [f"{flag} {LIMITS[dest]:,}" for dest, flag in command.get_default("capped") or ()]
+    caps += ["the study file's games, episodes, envs, trials, top_k, workers and seconds"] if study else []
+    command.add_argument(NO_LIMITS, action="store_true",
+                         help=f"lift the caps ({'; '.join(caps)}) that stop a mistyped number from allocating or "
+                              "forking that much")
 
 
 def _add_setup_arguments(command: argparse.ArgumentParser) -> None:
@@ -120,11 +137,11 @@ def build_parser(game_name: str | None = None, prog: str | None = None) -> argpa
     evaluate = commands.add_parser("eval", help="win rate of a setup over many games")
     _add_setup_arguments(evaluate)
     evaluate.set_defaults(handler=_eval, command_parser=evaluate)
-    evaluate.add_argument("--games", type=positive_int, default=10_000,
-                          help="games to play (default 10,000; --seat both: each deal in both seats counts twice)")
+    _capped(evaluate, "--games", default=10_000,
+            help="games to play (default 10,000; --seat both: each deal in both seats counts twice)")
     evaluate.add_argument("--seed", type=seed_int, default=0, help="game i is dealt from (seed, i)")
-    evaluate.add_argument("--workers", type=positive_int, default=1,
-                          help="local worker processes playing the games (default 1; a Ray cluster: its CPUs)")
+    _capped(evaluate, "--workers", default=1,
+            help="local worker processes playing the games (default 1; a Ray cluster: its CPUs)")
     evaluate.add_argument("--json", action="store_true", help="print the result as JSON")
     evaluate.add_argument("--executor", choices=EXECUTORS, default="local",
                           help="where the games run: local processes (--workers) or a Ray cluster")
@@ -132,6 +149,7 @@ def build_parser(game_name: str | None = None, prog: str | None = None) -> argpa
     evaluate.add_argument("--seat", choices=SEATS, default="first",
                           help="two-player games: the evaluated agent's seat (default first, as the thesis's tables; "
                                "both: every deal in each seat)")
+    _add_no_limits(evaluate)
 
     train = commands.add_parser("train", help="train the rl stages of a setup")
     _add_setup_arguments(train)
@@ -144,18 +162,19 @@ def build_parser(game_name: str | None = None, prog: str | None = None) -> argpa
         ("--epsilon", str, "q-macro exploration rate"),
     ):
         train.add_argument(name, type=kind, help=f"every rl stage: {help_text} (same as --set {name[2:]}=...)")
-    train.add_argument("--episodes", type=positive_int, default=10_000, help="training games (default 10,000)")
+    _capped(train, "--episodes", default=10_000, help="training games (default 10,000)")
     train.add_argument("--seed", type=seed_int, default=0, help="training deals and network initialisation")
-    train.add_argument("--envs", type=positive_int, default=1, help="games stepped together (vectorised training)")
-    train.add_argument("--window", type=positive_int, default=1000, help="episodes of the moving win rate")
+    _capped(train, "--envs", default=1, help="games stepped together (vectorised training)")
+    _capped(train, "--window", default=1000, help="episodes of the moving win rate")
     train.add_argument("--out", help="folder for the checkpoints (agent.toml + weights; final/ for the last ones)")
+    _add_no_limits(train)
 
     tune = commands.add_parser("tune", help="hyperparameter studies")
     tune_commands = tune.add_subparsers(dest="tune_command", required=True, parser_class=_Parser)
     run = tune_commands.add_parser("run", help="run or resume the study of a study file")
     run.add_argument("study", help="a study file, e.g. studies/mcts-hpo.toml")
-    run.add_argument("--n-trials", type=positive_int, help="trial budget (complete + pruned), overriding the file's")
-    run.add_argument("--workers", type=positive_int, help="local worker processes, overriding the file's")
+    _capped(run, "--n-trials", help="trial budget (complete + pruned), overriding the file's")
+    _capped(run, "--workers", help="local worker processes, overriding the file's")
     run.add_argument("--storage", help=f"the study's storage: {STORAGE_FORMS} (default: the file's, else "
                      "<name>.db for one worker, <name>.journal for several, here)")
     run.add_argument("--out", help="where to export the best configuration (default <name>-best.toml)")
@@ -163,13 +182,15 @@ def build_parser(game_name: str | None = None, prog: str | None = None) -> argpa
                      help="where the trials' games run, overriding the file's search.executor (ray: a Ray cluster)")
     run.add_argument("--ray-address", help="--executor ray: the cluster (ray.init address), overriding the file's")
     run.add_argument("--dry-run", action="store_true", help="validate the file and print the resolved study only")
+    _add_no_limits(run, study=True)
     run.set_defaults(handler=_tune_run, command_parser=run)
     worker = tune_commands.add_parser("worker", help="join a running study (any machine) until its budget is met")
     worker.add_argument("study", help="the study file the study was started from")
     worker.add_argument("--storage", required=True, help=f"the study's shared storage: {STORAGE_FORMS}")
-    worker.add_argument("--n-trials", type=positive_int, help="trial budget, overriding the file's")
-    worker.add_argument("--wait", type=positive_int, default=600,
-                        help="seconds to wait for lotr tune run to start the study (workers launched together)")
+    _capped(worker, "--n-trials", help="trial budget, overriding the file's")
+    _capped(worker, "--wait", default=600,
+            help="seconds to wait for lotr tune run to start the study (workers launched together)")
+    _add_no_limits(worker, study=True)
     worker.set_defaults(handler=_tune_worker, command_parser=worker)
     export = tune_commands.add_parser("export", help="write the study's best configuration (TOML or JSON)")
     export.add_argument("study", nargs="?", help="the study file or the study's name (or give --run-id)")
@@ -184,8 +205,9 @@ def build_parser(game_name: str | None = None, prog: str | None = None) -> argpa
                                   "first play, eval or study then starts at once")
     warm_up.add_argument("--game", action="append", choices=gamecore.names(),
                          help="only this game (repeatable; default: every game)")
-    warm_up.add_argument("--workers", type=positive_int, default=os.cpu_count() or 1,
-                         help="processes compiling at once (default: this machine's cores)")
+    _capped(warm_up, "--workers", default=min(os.cpu_count() or 1, LIMITS["workers"]),
+            help="processes compiling at once (default: this machine's cores)")
+    _add_no_limits(warm_up)
     warm_up.set_defaults(handler=_warm_up, command_parser=warm_up)
     for commands_of, name in ((commands, "report"), (tune_commands, "report")):
         report = commands_of.add_parser(name, help="the finished studies next to the thesis's numbers (Markdown + PNG)")
@@ -326,13 +348,13 @@ def _tune_run(parser, args) -> int:
     from tuning.tracking import check_tracking_store
 
     try:
-        spec = load_study(args.study)
+        spec = load_study(args.study, limits=not args.no_limits)
         if args.executor or args.ray_address:
             spec = dataclasses.replace(spec, executor=args.executor or spec.executor,
                                        ray_address=args.ray_address or spec.ray_address)
         if args.dry_run:
             storage = check_storage(storage_for(spec.name, args.storage or spec.storage, args.workers or spec.workers))
-            print(spec.resolved(storage, check_tracking_store(spec.tracking_uri)))
+            print(spec.resolved(storage, check_tracking_store(spec.tracking_uri, storage=storage)))
             return 0
         result = run_study(spec, n_trials=args.n_trials, workers=args.workers, storage=args.storage, out=args.out)
     except SpecError as error:
@@ -346,7 +368,8 @@ def _tune_worker(parser, args) -> int:
     from tuning.study_file import load_study
 
     try:
-        ran = join_study(load_study(args.study), args.storage, args.n_trials, wait=args.wait)
+        ran = join_study(load_study(args.study, limits=not args.no_limits), args.storage, args.n_trials,
+                         wait=args.wait)
     except SpecError as error:
         parser.error(str(error))
     print(f"worker ran {ran} trials")
@@ -457,10 +480,22 @@ def _eval(parser, args) -> int:
     return code
 
 
+def parse_command_line(argv: list[str], prog: str | None = None) -> argparse.Namespace:
+    """The parsed arguments, every capped number within its cap unless --no-limits is given; else argparse's
+    one-line error (exit code 2) naming the flag, the value, the cap and --no-limits."""
+    args = build_parser(argv[0] if argv else None, prog).parse_args(argv)
+    for dest, flag in getattr(args, "capped", ()):
+        value = getattr(args, dest)
+        beyond = value is not None and over_cap(dest, value, limits=not args.no_limits)
+        if beyond:
+            args.command_parser.error(f"argument {flag}: must be {beyond}, got {value}")
+    return args
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     prog = program_name()
-    args = build_parser(argv[0] if argv else None, prog).parse_args(argv)
+    args = parse_command_line(argv, prog)
     label = f"{prog} {args.command}"
     try:
         with announcing(label), stop_signals(label):

@@ -3,7 +3,7 @@
 A study file declares each searched parameter as a TOML inline table:
 
 - ``{ int = [low, high] }`` with optional ``step`` (default 1) or ``log = true``;
-- ``{ float = [low, high] }`` with optional ``step`` or ``log = true``;
+- ``{ float = [low, high] }`` with optional ``step`` or ``log = true`` (bounds and step finite: no nan, no inf);
 - ``{ choice = [a, b, ...] }``: categorical (the thesis's ``hp.choice`` lists).
 
 Parameter names are those of the setups: ``budget`` (every stage whose agent
@@ -51,19 +51,23 @@ class Domain:
             return cls(name, kind, choices=tuple(choices))
         bounds = value[kind]
         number = int if kind == "int" else (int, float)
+        finite = "finite " if kind == "float" else ""  # an int always is
         if (
             not isinstance(bounds, list)
             or len(bounds) != 2
-            or not all(isinstance(b, number) and not isinstance(b, bool) and math.isfinite(b) for b in bounds)
+            or not all(isinstance(b, number) and not isinstance(b, bool) and -math.inf < b < math.inf for b in bounds)
             or bounds[0] > bounds[1]
         ):
-            raise SpecError(f"{where}.{kind} = {bounds!r} is invalid; expected [low, high] with low <= high ({kind}s)")
+            raise SpecError(f"{where}.{kind} = {bounds!r} is invalid; expected [low, high] with low <= high "
+                            f"({finite}{kind}s)")
         log = value.get("log", False)
         step = value.get("step")
         if not isinstance(log, bool) or (log and (step is not None or bounds[0] <= 0)):
             raise SpecError(f"{where}.log = {log!r} is invalid; log needs low > 0 and no step")
-        if step is not None and (not isinstance(step, number) or isinstance(step, bool) or step <= 0):
-            raise SpecError(f"{where}.step = {step!r} is invalid; expected a positive {kind}")
+        widest = max(bounds[1] - bounds[0], 1)  # a step wider than the range gives the low bound alone
+        if step is not None and (not isinstance(step, number) or isinstance(step, bool) or not 0 < step <= widest):
+            shown = f"{widest:g}" if isinstance(widest, float) else widest  # an int may be too large for a float
+            raise SpecError(f"{where}.step = {step!r} is invalid; expected a positive {finite}{kind} of at most {shown}")
         if kind == "int" and step is None and not log:
             step = 1
         return cls(name, kind, bounds[0], bounds[1], step, log)

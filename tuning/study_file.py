@@ -90,13 +90,18 @@ seats, or in the one ``objective.seat`` names (the validation and the test
 too).
 
 Every key is validated before anything runs; a problem is one line naming the
-key, the value and what is allowed (``SpecError``).
+key, the value and what is allowed (``SpecError``). Numbers are finite (no
+``nan`` or ``inf`` anywhere, ``[report]`` included) and not booleans; how much a
+study runs (games, episodes, envs, trials, top_k, workers and its seconds) is
+capped by ``gamecore.params.LIMITS``, which ``load_study(path, limits=False)``
+(``--no-limits`` of ``gametune tune run`` and ``tune worker``) lifts.
 """
 
 from __future__ import annotations
 
 import functools
 import itertools
+import math
 import re
 import tomllib
 from dataclasses import dataclass, field
@@ -109,6 +114,7 @@ from agents.executors import EXECUTORS
 from agents.setup import Setup
 from agents.specs import SpecError
 from gamecore.interface import Game
+from gamecore.params import LIMITS, over_cap
 from gamecore.redaction import redact
 from tuning.pruners import PRUNERS
 from tuning.samplers import SAMPLERS
@@ -175,7 +181,7 @@ class StudySpec:
     experiment: str
     source: str = "study"
     fixed: tuple[tuple[str, Any], ...] = ()
-    liveness: Liveness = Liveness()
+    liveness: Liveness = field(default_factory=Liveness)
     game: Game = None  # type: ignore[assignment]  # None: the default game
     options: tuple[tuple[str, Any], ...] = ()  # the game's options that are not searched, defaults filled in
     report: dict = field(default_factory=dict, compare=False)  # its [report] table
@@ -276,8 +282,9 @@ class StudySpec:
         return "\n".join(lines)
 
 
-def load_study(path: str | Path) -> StudySpec:
-    """Read and validate a study file; SpecError (one line) on any problem."""
+def load_study(path: str | Path, limits: bool = True) -> StudySpec:
+    """Read and validate a study file; SpecError (one line) on any problem. ``limits=False`` (``--no-limits``)
+    lifts the caps on how much it runs (``gamecore.params.LIMITS``)."""
     try:
         with open(path, "rb") as file:
             data = tomllib.load(file)
@@ -285,10 +292,10 @@ def load_study(path: str | Path) -> StudySpec:
         raise SpecError(f"{path}: cannot read: {error.strerror or error}") from None
     except tomllib.TOMLDecodeError as error:
         raise SpecError(f"{path}: bad TOML: {error}") from None
-    return parse_study(data, str(path))
+    return parse_study(data, str(path), limits)
 
 
-def _section(data: dict, key: str, source: str) -> dict:
+def _section(data: dict, key: str, source: str, limits: bool = True) -> dict:
     value = data.get(key, {})
     if not isinstance(value, dict):
         raise SpecError(f"{source}: {key} = {value!r} is invalid; expected a table")
@@ -297,7 +304,7 @@ def _section(data: dict, key: str, source: str) -> dict:
         if name not in defaults:
             raise SpecError(f"{source}: unknown key {key}.{name}; valid: {', '.join(defaults)}")
     merged = {**defaults, **value}
-    for name, default in defaults.items():
+    for name in defaults:
         given = merged[name]
         where = f"{source}: {key}.{name} = {given!r} is invalid"
         if name == "top_k" and (not isinstance(given, int) or isinstance(given, bool) or given < 0):
@@ -306,8 +313,11 @@ def _section(data: dict, key: str, source: str) -> dict:
             raise SpecError(f"{where}; expected a positive integer")
         if name == "seed" and (not isinstance(given, int) or isinstance(given, bool) or not 0 <= given < 2**63):
             raise SpecError(f"{where}; expected an integer in [0, 2**63)")
-        if name == "timeout" and given is not None and (not isinstance(given, (int, float)) or given <= 0):
-            raise SpecError(f"{where}; expected a positive number of seconds")
+        if name == "timeout" and given is not None and (
+                not isinstance(given, (int, float)) or isinstance(given, bool) or not 0 < given < math.inf):
+            raise SpecError(f"{where}; expected a positive finite number of seconds")  # nan too: it ran no trial
+        if name in LIMITS and given is not None and (beyond := over_cap(name, given, limits)):
+            raise SpecError(f"{where}; expected {beyond}")
         if name == "executor" and given not in EXECUTORS:
             raise SpecError(f"{where}; expected one of {', '.join(EXECUTORS)}")
         if name in ("storage", "tracking_uri", "experiment", "ray_address", "setup") and given is not None and not isinstance(
@@ -316,8 +326,8 @@ def _section(data: dict, key: str, source: str) -> dict:
     return merged
 
 
-def parse_study(data: dict, source: str = "study") -> StudySpec:
-    """A StudySpec from a parsed study file (see the module docstring)."""
+def parse_study(data: dict, source: str = "study", limits: bool = True) -> StudySpec:
+    """A StudySpec from a parsed study file (see the module docstring); ``limits=False`` lifts the caps."""
     if "holdout" in data:
         raise SpecError(f"{source}: [holdout] is now [validation] (top_k, games, seed: where the best is chosen) and "
                         "[test] (games, seed: where it is reported); rename it and add [test] with a fresh seed")
@@ -392,7 +402,7 @@ def parse_study(data: dict, source: str = "study") -> StudySpec:
             for setup in setups:
                 if setup.has_param(domain.name):
                     setup.with_params({domain.name: value}, where=f"{source}: space")
-    objective = _section(data, "objective", source)
+    objective = _section(data, "objective", source, limits)
     metrics = objective["metrics"]
     if not isinstance(metrics, list) or not metrics or any(m not in METRICS for m in metrics) or len(set(metrics)) != len(metrics):
         raise SpecError(f"{source}: objective.metrics = {metrics!r} is invalid; expected a list of {', '.join(METRICS)}")
@@ -405,7 +415,7 @@ def parse_study(data: dict, source: str = "study") -> StudySpec:
         expected = f"one of {', '.join(SEATS)}" if game.by_seat else f"no seat: {game.name} is not a two-player game"
         raise SpecError(f"{source}: objective.seat = {objective['seat']!r} is invalid; expected {expected}")
     validation, test, training, search, tracking = (
-        _section(data, key, source) for key in ("validation", "test", "training", "search", "mlflow"))
+        _section(data, key, source, limits) for key in ("validation", "test", "training", "search", "mlflow"))
     seeds = {"objective.seed": objective["seed"], "validation.seed": validation["seed"], "test.seed": test["seed"]}
     for (a, x), (b, y) in itertools.combinations(seeds.items(), 2):
         if x == y:
@@ -421,6 +431,8 @@ def parse_study(data: dict, source: str = "study") -> StudySpec:
     given = data.get("search", {}).get("n_trials")
     n_trials = SAMPLERS[search["sampler"]].check(space, metrics, given, source)
     n_trials = search["n_trials"] if n_trials is None else n_trials
+    if beyond := over_cap("n_trials", n_trials, limits):  # the sampler's own count (a grid's combinations)
+        raise SpecError(f"{source}: search.n_trials = {n_trials} (the sampler's count) is invalid; expected {beyond}")
     report = data.get("report", {})
     if not isinstance(report, dict):
         raise SpecError(f"{source}: report = {report!r} is invalid; expected a table")
@@ -429,6 +441,7 @@ def parse_study(data: dict, source: str = "study") -> StudySpec:
             raise SpecError(f"{source}: unknown key report.{key}; valid: {', '.join(REPORT_KEYS)}")
         if not isinstance(value, REPORT_KEYS[key]) or (REPORT_KEYS[key] is int and isinstance(value, bool)):
             raise SpecError(f"{source}: report.{key} = {value!r} is invalid; expected a {REPORT_KEYS[key].__name__}")
+        _check_finite(value, f"{source}: report.{key}")
     return StudySpec(
         name=name,
         setup=setups[0],
@@ -481,6 +494,18 @@ def _training_setup(text: str, setups: list[Setup], game: Game, source: str) -> 
         if missing:
             raise SpecError(f"{where}: it trains no network for {', '.join(missing)}; expected rl there")
     return text
+
+
+def _check_finite(value: Any, where: str) -> None:
+    """No NaN or infinity anywhere in ``value`` (a [report] value: its published rates, its figure's numbers)."""
+    if isinstance(value, float) and not math.isfinite(value):
+        raise SpecError(f"{where} = {value!r} is invalid; expected a finite number")
+    if isinstance(value, dict):
+        for key, inner in value.items():
+            _check_finite(inner, f"{where}.{key}")
+    elif isinstance(value, list):
+        for index, inner in enumerate(value):
+            _check_finite(inner, f"{where}[{index}]")
 
 
 def _check_fits(values: dict[str, Any], setups: list[Setup], where: str) -> None:

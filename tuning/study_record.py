@@ -62,7 +62,8 @@ def open_study(spec: StudySpec, storage: str, worker: int = 0) -> optuna.Study:
         reason = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
         raise SpecError(f"storage {redact(storage)}: cannot open the study: {redact(reason)}") from None
     if [d.name.lower() for d in study.directions] != spec.directions:
-        raise SpecError(f"storage {redact(storage)}: study {spec.name} optimises {study.directions}, the file {spec.directions}")
+        raise SpecError(f"storage {redact(storage)}: study {spec.name} optimises {study.directions}, "
+                        f"the file {spec.directions}")
     check_space(study, spec)
     return study
 
@@ -193,7 +194,8 @@ def _games_played(spec: StudySpec, trial) -> int:
 def export_study(study: str, storage: str | None, target: Path) -> Path:
     """``lotr tune export``: the study's chosen trial (from a study file, or a study name whose default store
     is here) written again to ``target`` from the record, without playing a game."""
-    spec = load_study(study) if study.endswith(".toml") or Path(study).is_file() else None
+    # reading runs nothing: the caps on how much a study runs do not apply (a study run with --no-limits exports)
+    spec = load_study(study, limits=False) if study.endswith(".toml") or Path(study).is_file() else None
     name = spec.name if spec else study
     given = storage or (spec.storage if spec else None)
     url = storage_for(name, given, 1)

@@ -89,7 +89,7 @@ class StudyRun:
 def read_study(path: Path, root: Path = Path("."), records: Path | None = None) -> StudyRun:
     """The complete trials of a study file's study, from its storage (a default local store lies in ``root``),
     else from its record in ``records`` (``read_record``)."""
-    spec = load_study(path)
+    spec = load_study(path, limits=False)  # reading runs nothing: the caps on how much a study runs do not apply
     url = storage_for(spec.name, spec.storage, 1, root)
     local = local_store(url)
     missing = StudyRun(spec, None) if records is None else read_record(spec, records) or StudyRun(spec, None)
