@@ -126,10 +126,10 @@ class Evaluation:
             )
         lines += gamecore.load(self.game).describe(self.metrics, self.games)
         lines += [
-            f"time per game: mean {1000 * self.mean_seconds_per_game:.3f} ms, "
-            f"p95 {1000 * self.p95_seconds_per_game:.3f} ms;"
-            f" {self.games_per_second:,.0f} games/s ({self.workers} worker{'s' if self.workers > 1 else ''},"
-            f" {self.seconds:.2f} s)",
+            (f"time per game: mean {1000 * self.mean_seconds_per_game:.3f} ms, "
+             f"p95 {1000 * self.p95_seconds_per_game:.3f} ms;"
+             f" {self.games_per_second:,.0f} games/s ({self.workers} worker{'s' if self.workers > 1 else ''},"
+             f" {self.seconds:.2f} s)"),
             "ms per decision: "
             + ", ".join(
                 f"{role} {'-' if ms is None else f'{ms:.3f}'} ({self.decisions[role]})"

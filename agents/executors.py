@@ -57,7 +57,7 @@ class RayCluster:
         try:
             import ray
         except ImportError:
-            raise SpecError("--executor ray: Ray is not installed; pip install 'lotr-tuning[ray]'") from None
+            raise SpecError("--executor ray: Ray is not installed; pip install 'gametune[ray]'") from None
         self._ray = ray
         try:
             ray.init(address=address, ignore_reinit_error=True, include_dashboard=False, log_to_driver=False,

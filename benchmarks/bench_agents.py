@@ -74,7 +74,7 @@ def strength(games: int, workers: int) -> None:
         result = evaluate_setup(setup, options={"difficulty": "hard"}, games=games, seed=0, workers=workers)
         low, high = result.wilson_95
         print(
-            f"strength  {str(setup):95s} {100 * result.win_rate:5.1f}% [{100 * low:.1f}, {100 * high:.1f}] "
+            f"strength  {setup!s:95s} {100 * result.win_rate:5.1f}% [{100 * low:.1f}, {100 * high:.1f}] "
             f"n={result.games}  {1000 * result.mean_seconds_per_game:7.2f} ms/game"
         )
 

@@ -1098,4 +1098,4 @@ def star25_counting(S, plies, probing, act, counts):
     return value
 
 
-from carcassonne_sim.encoding import DECODE_WORK, action_mask, decode, encode  # noqa: F401  (the learning interface)
+from carcassonne_sim.encoding import DECODE_WORK, action_mask, decode, encode  # noqa: E402, F401  (the learning interface)

@@ -109,7 +109,7 @@ def draw_board(state: CarcassonneState, path: str | Path, title: str | None = No
     for x, y, letter, rotation in board:
         draw_tile(ax, x, y, letter, rotation)
     names = {}
-    for i, (x, y, letter, rotation) in enumerate(board):
+    for x, y, letter, rotation in board:
         t = LETTERS.index(letter)
         for s in range(int(N_SEGMENTS[t])):
             names[(x, y, segment_name(t, rotation, s))] = (t, rotation, s)

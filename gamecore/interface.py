@@ -163,8 +163,8 @@ class Preset:
 class Game:
     """A game: its compiled interface, its roles, policies and options, and its own metrics.
 
-    One object per game (``gamecore.load``): compared by identity, pickled by name (a worker process or a Ray
-    task loads it again), printed as its name."""
+    One object per game (``gamecore.load``): compared by identity, pickled by name (``gamecore`` registers the
+    reducer: a worker process or a Ray task loads it again), printed as its name."""
 
     name: str
     kernels: ModuleType
@@ -202,11 +202,6 @@ class Game:
     learners: dict[str, str] = field(default_factory=dict)  # its own learning algorithms: name -> "module:Class"
     learning_defaults: dict[str, Any] = field(default_factory=dict)  # its defaults of the rl agent's parameters
     invariants: str = ""  # "module:function": (flat state) -> what it conserves that is broken (empty: all holds)
-
-    def __reduce__(self):
-        import gamecore
-
-        return gamecore.load, (self.name,)
 
     def __str__(self) -> str:
         return self.name

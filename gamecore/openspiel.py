@@ -70,7 +70,7 @@ def _game_type(game: Game) -> pyspiel.GameType:
     two = game.n_players == 2
     return pyspiel.GameType(
         short_name=short_name(game.name),
-        long_name=f"{game.help or game.name} (lotr-tuning)",
+        long_name=f"{game.help or game.name} (gametune)",
         dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
         chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
         information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,

@@ -145,12 +145,12 @@ class Limit:
 
     def report(self) -> str:
         (low, high), (i_low, i_high) = self.bounds, self.interval
-        against = ([f"  the agent {self.agent['config']} wins {self.agent['wins']:,} of these deals: "
-                    f"{100 * self.agent['wins'] / max(1, self.lines_found):.1f}% of the winning lines found"]
+        against = ([(f"  the agent {self.agent['config']} wins {self.agent['wins']:,} of these deals: "
+                    f"{100 * self.agent['wins'] / max(1, self.lines_found):.1f}% of the winning lines found")]
                    if self.agent else [])
         return "\n".join([
-            f"perfect-information limit, {self.scenario}, {self.difficulty}, {self.deals:,} deals of seed {self.seed}: between "
-            f"{100 * low:.2f}% and {100 * high:.2f}% (95% interval {100 * i_low:.2f}-{100 * i_high:.2f})",
+            (f"perfect-information limit, {self.scenario}, {self.difficulty}, {self.deals:,} deals of seed {self.seed}: between "
+            f"{100 * low:.2f}% and {100 * high:.2f}% (95% interval {100 * i_low:.2f}-{100 * i_high:.2f})"),
             f"  winning lines found: {self.lines_found:,} ({self.lines_found - self.lines_found_by_search:,} by "
             f"{'the agent and ' if self.agent else ''}ORACLE searches in {self.seconds_attempts:.0f} s, {self.lines_found_by_search:,} by the exhaustive "
             f"search); losses proven: {self.losses_proven:,}; unknown after {self.nodes:,} decisions: "
@@ -182,9 +182,9 @@ def perfect_information_limit(difficulty: str, deals: int, seed: int, nodes: int
         rest = np.flatnonzero(~won)
         before = int(won.sum())
 
-        def tick(done: int, found: int) -> None:
+        def tick(done: int, found: int) -> None:  # called within this iteration only: its loop variables hold
             if progress and done % 50 == 0:
-                print(f"  {attempt}: {done:,} of {len(rest):,} deals, {before + found:,} winning lines so far",
+                print(f"  {attempt}: {done:,} of {len(rest):,} deals, {before + found:,} winning lines so far",  # noqa: B023
                       flush=True)
 
         won[rest] = attempt.wins(options, seed, rest, workers, len(rest) == deals, tick)

@@ -8,9 +8,9 @@ from lotr_sim.observation import Observation
 from lotr_sim.state import GameState, LegalActions, Outcome
 
 __all__ = [
+    "CARDS",
     "Action",
     "Attack",
-    "CARDS",
     "Defend",
     "GameState",
     "IllegalActionError",

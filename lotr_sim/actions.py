@@ -7,9 +7,9 @@ clones and determinizations. Constructors put their fields in canonical
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import IntEnum
-from typing import Iterable, Union
 
 import numpy as np
 
@@ -175,7 +175,7 @@ class Attack:
         return "; ".join(f"{card_label(c)} attacks {card_label(e)}" for c, e in self.attacks) or "no attack"
 
 
-Action = Union[Plan, Quest, Travel, Defend, Attack]
+Action = Plan | Quest | Travel | Defend | Attack
 ACTION_TYPES = {Stage.PLANNING: Plan, Stage.QUESTING: Quest, Stage.TRAVEL: Travel, Stage.DEFENSE: Defend, Stage.ATTACK: Attack}
 
 

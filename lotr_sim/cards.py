@@ -67,7 +67,7 @@ CARDS: tuple[Card, ...] = tuple(
 assert [c.id for c in CARDS] == list(range(N_CARDS))
 
 ALLY_FIRST, ENEMY_FIRST, LOCATION_FIRST = 3, 18, 31
-HERO_IDS = tuple(range(0, ALLY_FIRST))
+HERO_IDS = tuple(range(ALLY_FIRST))
 ALLY_IDS = tuple(range(ALLY_FIRST, ENEMY_FIRST))
 ENEMY_IDS = tuple(range(ENEMY_FIRST, LOCATION_FIRST))
 LOCATION_IDS = tuple(range(LOCATION_FIRST, N_CARDS))

@@ -50,7 +50,7 @@ def pack(blocks: dict[int, tuple[str, int, list[np.ndarray], list[np.ndarray] | 
 
     def add_block(algo: str, encoding: int, layers: list[np.ndarray]) -> float:
         offset = len(table)
-        w1, b1, w2, b2 = layers
+        w1, _, w2, _ = layers
         table.extend([ALGORITHMS.index(algo), encoding, w1.shape[1], w1.shape[0], w2.shape[0]])
         for part in layers:
             table.extend(np.asarray(part, np.float64).ravel().tolist())

@@ -53,20 +53,20 @@ def limit_markdown(folder: Path) -> list[str]:
         return []
     found.sort(key=lambda d: (d.get("full_scenario", False), DIFFICULTIES.index(d["difficulty"])))
     lines = ["## The limit: perfect-information win rate (LOTR, deck orders known)", "",
-             "| scenario | difficulty | deals (seed) | winning lines found | losses proven | unknown | the limit lies in "
-             "| 95% interval | seconds |", "|---|---|---|---|---|---|---|---|---|"]
+             ("| scenario | difficulty | deals (seed) | winning lines found | losses proven | unknown | the limit lies in "
+             "| 95% interval | seconds |"), "|---|---|---|---|---|---|---|---|---|"]
     for limit in found:
         (low, high), (i_low, i_high) = limit["bounds"], limit["interval"]
         lines.append(f"| {limit.get('scenario', 'first quest')} | {limit['difficulty']} | {limit['deals']:,} "
                      f"({limit['seed']}) | {limit['lines_found']:,} | {limit['losses_proven']:,} | {limit['unknown']:,} "
                      f"| [{100 * low:.1f}, {100 * high:.1f}] | [{100 * i_low:.1f}, {100 * i_high:.1f}] | "
                      f"{limit['seconds_attempts'] + limit['seconds_search']:.0f} |")
-    lines += ["", "No agent, honest or ORACLE, wins more deals than are winnable: a win rate r on a difficulty whose "
+    lines += ["", ("No agent, honest or ORACLE, wins more deals than are winnable: a win rate r on a difficulty whose "
               "limit lies in [a, b] is between r / b and r / a of the limit, and where the limit is 100%, every rate "
               "below is its own fraction of it. Winning lines are found by ORACLE searches (MCTS, and nested Monte "
               "Carlo search trying every action at every decision), losses proven by an exhaustive search within the "
               "decisions the table's run allowed; a deal neither won nor proven lost is unknown (`lotr lotr limit`, "
-              "`lotr_sim/limit.py`).", ""]
+              "`lotr_sim/limit.py`)."), ""]
     return lines + [line for limit in found if limit.get("agent") for line in _agent_against_limit(limit)]
 
 

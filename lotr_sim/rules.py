@@ -431,7 +431,7 @@ def apply_questing(S, act, err, log):
                     S[L.OUTCOME] = L.WIN
                     S[L.PHASE] = L.TRAVEL
                 return L.OK
-        elif result < 0:
+        elif result < 0:  # noqa: SIM102  (the rulebook's steps, one condition each)
             if raise_threat(S, -result, log):
                 return L.OK
     if S[L.RULES]:  # late-destroy and refresh-at-fifty: a game kept past its loss ends at this questing

@@ -432,9 +432,7 @@ def random_action(S, rs, act):
     a, b = card_of(S, me, 0), card_of(S, me, 1)
     if a == COUNTESS and (b == PRINCE or b == KING):
         card = a
-    elif b == COUNTESS and (a == PRINCE or a == KING):
-        card = b
-    elif a == PRINCESS:
+    elif b == COUNTESS and (a == PRINCE or a == KING) or a == PRINCESS:
         card = b
     elif b == PRINCESS:
         card = a
@@ -555,5 +553,5 @@ def sample_candidate(S, rs, act, ws, scratch, err):
     return True
 
 
-from loveletter_sim.dp_playout import NET_WORK, net_action, net_plausible  # noqa: F401  (the DP player as a model)
-from loveletter_sim.encoding import DECODE_WORK, action_mask, decode, encode  # noqa: F401  (the learning interface)
+from loveletter_sim.dp_playout import NET_WORK, net_action, net_plausible  # noqa: E402, F401  (the DP player as a model)
+from loveletter_sim.encoding import DECODE_WORK, action_mask, decode, encode  # noqa: E402, F401  (the learning interface)

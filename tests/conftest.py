@@ -222,7 +222,7 @@ def fresh_postgres():
         import psycopg
 
         admin = psycopg.connect(POSTGRES, autocommit=True)
-    except Exception as error:  # pragma: no cover - CI has PostgreSQL
+    except Exception as error:  # noqa: BLE001  pragma: no cover - CI has PostgreSQL
         pytest.skip(f"no PostgreSQL at {POSTGRES}: {error}")
     name = f"test_{uuid.uuid4().hex[:8]}"
     admin.execute(f"CREATE DATABASE {name}")

@@ -206,7 +206,7 @@ def test_agents_use_only_their_own_seeded_stream():
 
 
 def test_ctrl_c_raises_with_the_games_finished_in_game_order(monkeypatch):
-    import agents.evaluation as evaluation
+    from agents import evaluation
 
     calls = []
     real = evaluation.play_chunk

@@ -639,7 +639,7 @@ def test_the_papers_tables_are_transcribed_consistently():
     assert sum(games for games, _, _ in TABLE3.values()) == 1780
     for (margin, score, _, _) in TABLE5.values():
         assert 0 < margin < score
-    for (_, games, seats) in MATCHES.values():
+    for (_, _, seats) in MATCHES.values():
         for (win, other_win, mine, theirs) in seats.values():
             assert win + other_win <= 100.0 + 1e-9
             assert mine[0] == pytest.approx(mine[1] - theirs[0], abs=0.02)  # Eq. 4: the scores' difference

@@ -50,7 +50,8 @@ print(json.dumps({"allocated": after.alloc - before.alloc, "freed": after.free -
 @pytest.mark.slow
 def test_compiled_play_frees_what_it_allocates():
     env = dict(os.environ, NUMBA_NRT_STATS="1")
-    done = subprocess.run([sys.executable, "-c", EXERCISE], env=env, capture_output=True, text=True, timeout=600)
+    done = subprocess.run([sys.executable, "-c", EXERCISE], env=env, capture_output=True, text=True, timeout=600,
+                          check=False)
     assert done.returncode == 0, done.stderr[-2000:]
     counts = json.loads(done.stdout.strip().splitlines()[-1])
     assert counts["allocated"] > 1000, counts  # the counters ran, and the exercise allocates

@@ -6,7 +6,7 @@ import gymnasium
 import numpy as np
 import pytest
 
-import agents.environments  # noqa: F401  (registers lotr_tuning/<game>-v0)
+import gametune  # noqa: F401  (registers gametune/<game>-v0, and the earlier lotr_tuning/<game>-v0 as aliases)
 from agents.environments import GameAECEnv, GameEnv
 from agents.setup import Setup
 from gamecore.errors import IllegalActionError, SpecError
@@ -29,8 +29,9 @@ def random_legal(rng):
     return lambda obs, info: rng.choice(np.flatnonzero(info["action_mask"]))
 
 
-def test_gymnasium_make_plays_love_letter_against_the_dp_player():
-    env = gymnasium.make("lotr_tuning/loveletter-v0", opponent="dp")
+@pytest.mark.parametrize("env_id", ["gametune/loveletter-v0", "lotr_tuning/loveletter-v0"], ids=["id", "old-alias"])
+def test_gymnasium_make_plays_love_letter_against_the_dp_player(env_id):
+    env = gymnasium.make(env_id, opponent="dp")
     rng = np.random.default_rng(0)
     outcomes = []
     for seed in range(20):
@@ -46,11 +47,16 @@ def test_gymnasium_make_plays_love_letter_against_the_dp_player():
 def test_rewards_are_the_outcome_of_the_learners_seat():
     """Nim with a pile of 8 (a lost position for the first mover against the optimum) and of 9 (a won one)."""
     env = GameEnv("nim", opponent="optimal", options={"pile": 8})
-    take = lambda obs, info: np.flatnonzero(info["action_mask"])[-1]
-    assert episode(env, take, 0)[0][-1] == -1.0
+
+    def take_most(obs, info):
+        return np.flatnonzero(info["action_mask"])[-1]
+
+    def optimum(obs, info):  # leave a multiple of 4; index i takes i + 1
+        pile = int(sum(2**b * obs[b] for b in range(14)))  # the encoder's binary pile
+        return pile % 4 - 1
+
+    assert episode(env, take_most, 0)[0][-1] == -1.0
     env = GameEnv("nim", opponent="optimal", options={"pile": 9})
-    pile = lambda obs: int(sum(2**b * obs[b] for b in range(14)))  # the encoder's binary pile
-    optimum = lambda obs, info: pile(obs) % 4 - 1  # index i takes i + 1
     assert episode(env, optimum, 0)[0] == [0.0, 0.0, 1.0]
 
 

@@ -119,7 +119,7 @@ def test_a_study_trains_its_networks_in_another_setup_and_plays_its_own(in_tmp, 
 
     study = in_tmp / "nim-self-play.toml"
     study.write_text(NIM_SELF_PLAY)
-    code, out, err = run_cli(capsys, "tune", "run", str(study), "--out", "best.toml")
+    code, _out, err = run_cli(capsys, "tune", "run", str(study), "--out", "best.toml")
     assert code == 0, err
     best = Setup.load(in_tmp / "best.toml")
     assert best.second.agent == "random" and best.first.agent == "rl" and best.first.as_dict()["weights"]

@@ -1,4 +1,4 @@
-"""Opening MLflow tracking stores (``tuning.tracking.prepare_tracking_store``), faults injected into real processes.
+"""Opening MLflow tracking stores (``tuning.tracking_store.prepare_tracking_store``), faults injected into real processes.
 
 Every case runs ``Tracker`` in fresh Python processes in a temporary folder, where MLflow's default store is
 ``sqlite:///mlflow.db``: first runs started together, a first run killed while it creates the store, a store
@@ -58,7 +58,7 @@ except SpecError as error:  # what the CLI prints, exit code 2
 """
 
 CHECK_ONLY = """
-from tuning.tracking import check_tracking_store
+from tuning.tracking_store import check_tracking_store
 
 print(check_tracking_store(None))
 """

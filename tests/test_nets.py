@@ -9,8 +9,8 @@ import torch
 from conftest import walk
 
 from agents.agent import Agent
-from agents.evaluation import evaluate_setup
 from agents.batch import N_UNIFORMS
+from agents.evaluation import evaluate_setup
 from agents.learning import make_learner
 from agents.learning.playout_nets import layers, trained_networks
 from agents.search import compiled

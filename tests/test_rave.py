@@ -25,7 +25,7 @@ def tree(keys_and_movers):
 def test_every_child_whose_action_its_mover_plays_later_is_credited():
     """Children 1-3 of the root (keys 10, 20, 30 for player 0, key 40 for player 1); the episode goes through
     child 1, then the playout plays 30 by player 0, 20 by player 1 and 40 by player 1."""
-    T, V, W = tree([(10, 0), (20, 0), (30, 0), (40, 1)])
+    T, _V, W = tree([(10, 0), (20, 0), (30, 0), (40, 1)])
     path = np.array([ROOT, 1], np.int64)
     moves = np.array([[30, 0, 0], [20, 0, 1], [40, 0, 1]], np.int64)
     outcome = np.array([0.0, 1.0])  # player 1 won the episode

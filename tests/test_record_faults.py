@@ -150,7 +150,7 @@ def test_a_signal_to_the_group_stops_every_worker_and_keeps_no_partial_trial(in_
     wait_for(lambda: playing(url, "f"), 180, "a trial in the middle of its games", run)
     sent = time.monotonic()
     os.killpg(run.pid, signum)
-    code, out, err = run.finish(30)
+    code, _out, err = run.finish(30)
     stopped = time.monotonic() - sent
     assert code == 128 + signum, err
     assert stopped < PROMPT_STOP and group_gone(run.pid), f"stopped after {stopped:.1f} s"
@@ -295,7 +295,8 @@ def children(pid: int) -> list[int]:
     for entry in os.listdir("/proc"):
         if entry.isdigit():
             try:
-                stat = open(f"/proc/{entry}/stat").read()
+                with open(f"/proc/{entry}/stat") as file:
+                    stat = file.read()
             except OSError:
                 continue
             if int(stat.rsplit(")", 1)[1].split()[1]) == pid:

@@ -134,7 +134,7 @@ def test_saved_and_loaded_learners_decide_the_same(tmp_path, decision_states, al
         _, choices = learner.choose(states, np.full((8, N_UNIFORMS), 0.5), "train")
         ones = np.ones(8, np.float32)
         learner.learn(choices, ones, {key: choices[key] for key in ("obs", "mask") if key in choices}, ones, ones)
-    saved = save_checkpoint(learners, setup, {stage: l.state_dict() for stage, l in learners.items()}, tmp_path)
+    saved = save_checkpoint(learners, setup, {stage: learner.state_dict() for stage, learner in learners.items()}, tmp_path)
     loaded = Setup.load(tmp_path / "agent.toml")
     assert loaded == saved
     for stage, learner in learners.items():
@@ -171,13 +171,13 @@ def test_rl_setup_errors_are_one_line(capsys, tmp_path):
         Setup.parse("random-random-rl-random-random")
     with pytest.raises(SpecError, match="has no rl role"):
         train("random-mcts-random", {"difficulty": "easy"}, episodes=5)
-    code, out, err = run_cli(capsys, "train", "--setup", "random-rl-random", "--algo", "sarsa", "--episodes", "5")
+    code, _, err = run_cli(capsys, "train", "--setup", "random-rl-random", "--algo", "sarsa", "--episodes", "5")
     assert code == 2 and "algo = 'sarsa' is invalid; expected one of q-macro, ac-macro, ppo-macro, ac-direct" in err
     assert len(err.strip().splitlines()) == 1
-    code, out, err = run_cli(capsys, "train", "--setup", "random-rl-random", "--lr", "2", "--episodes", "5")
+    code, _, err = run_cli(capsys, "train", "--setup", "random-rl-random", "--lr", "2", "--episodes", "5")
     assert code == 2 and "questing.lr = 2 is invalid" in err
     (tmp_path / "agent.toml").write_text('setup = "random-rl-random"\n[questing]\nweights = "missing.pt"\n')
-    code, out, err = run_cli(capsys, "eval", "--config", str(tmp_path / "agent.toml"), "--games", "5")
+    code, _out, err = run_cli(capsys, "eval", "--config", str(tmp_path / "agent.toml"), "--games", "5")
     assert code == 2 and "questing.weights" in err and "missing.pt" in err and len(err.strip().splitlines()) == 1
 
 
@@ -232,8 +232,8 @@ def test_a_checkpoint_says_what_it_was_trained_for_and_is_refused_elsewhere_in_o
     save_weights(learner, learner.state_dict(), tmp_path / "q.pt")
     again = make_learner("questing", questing.with_params(weights=str(tmp_path / "q.pt")), seed=2)
     assert all((a == b).all() for a, b in zip(again.modules["actor"].parameters(), learner.modules["actor"].parameters()))
-    for changes, problem in (({"encoding": 3}, "trained for encoding 1, not 3; give a .pt trained for encoding 3, "
-                                               "or set encoding = 1"),
+    for changes, problem in (({"encoding": 3}, ("trained for encoding 1, not 3; give a .pt trained for encoding 3, "
+                                               "or set encoding = 1")),
                              ({"algo": "q-macro"}, "trained for algo 'ac-macro', not 'q-macro'"),
                              ({"layers": 2}, "trained for layers 1, not 2")):
         with pytest.raises(SpecError) as caught:

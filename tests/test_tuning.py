@@ -278,7 +278,7 @@ def test_distributed_workers_on_postgresql_meet_the_budget_exactly(in_tmp, fresh
         for _ in range(2)
     ]
     for worker in workers:
-        out, err = worker.communicate(timeout=600)
+        _out, err = worker.communicate(timeout=600)
         assert worker.returncode == 0, err
     trials = optuna.load_study(study_name=name, storage=fresh_postgres).trials
     counted = [t for t in trials if t.state in (TrialState.COMPLETE, TrialState.PRUNED)]
@@ -320,9 +320,9 @@ def test_bad_study_files_are_one_line_errors(in_tmp, change, expected):
 def test_cli_errors_exit_2_and_write_nothing(in_tmp, capsys):
     path = write_study(in_tmp)
     path.write_text(path.read_text().replace('difficulty = "hard"', 'difficulty = "nightmare"'))
-    code, out, err = run_cli(capsys, "tune", "run", str(path))
+    code, _, err = run_cli(capsys, "tune", "run", str(path))
     assert code == 2 and "difficulty = 'nightmare'" in err and len(err.strip().splitlines()) == 1
-    code, out, err = run_cli(capsys, "tune", "run", str(write_study(in_tmp, name="u")), "--storage",
+    code, _, err = run_cli(capsys, "tune", "run", str(write_study(in_tmp, name="u")), "--storage",
                              "postgresql://nobody@127.0.0.1:1/none")
     assert code == 2 and "postgresql://nobody@127.0.0.1:1/none: unreachable" in err and len(err.strip().splitlines()) == 1
     assert sorted(p.name for p in in_tmp.iterdir()) == ["s.toml", "u.toml"]

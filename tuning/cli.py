@@ -19,11 +19,11 @@ from agents.compiling import announcing
 from agents.evaluation import SEATS
 from agents.executors import EXECUTORS
 from agents.interruption import Interrupted, stop_signals
-from agents.specs import AgentSpec, SpecError, agent_names
-from gamecore import DEFAULT_GAME
+from agents.specs import SpecError, agent_names
 from gamecore.interface import imported
-from gamecore.params import LIMITS, NO_LIMITS, Param, over_cap, positive_int, seed_int
+from gamecore.params import LIMITS, NO_LIMITS, over_cap, positive_int, seed_int
 from gamecore.redaction import redact
+from tuning.cli_setup import add_setup_arguments, options_of, setup_of
 from tuning.storage_url import STORAGE_FORMS
 
 PROGRAMS = ("gametune", "lotr")  # the tool's name, then the alias every existing command uses
@@ -33,16 +33,6 @@ class _Parser(argparse.ArgumentParser):
 
     def error(self, message: str):
         self.exit(2, f"{self.prog}: error: {redact(message)}\n")
-
-
-def _choice(kind: str, valid: tuple[str, ...]):
-    def parse(value: str) -> str:
-        if value not in valid:
-            raise argparse.ArgumentTypeError(f"unknown {kind} {value!r}; valid: {', '.join(valid)}")
-        return value
-
-    parse.__name__ = kind
-    return parse
 
 
 def _capped(command: argparse.ArgumentParser, flag: str, **kwargs) -> None:
@@ -60,45 +50,6 @@ def _add_no_limits(command: argparse.ArgumentParser, study: bool = False) -> Non
     command.add_argument(NO_LIMITS, action="store_true",
                          help=f"lift the caps ({'; '.join(caps)}) that stop a mistyped number from allocating or "
                               "forking that much")
-
-
-def _add_setup_arguments(command: argparse.ArgumentParser) -> None:
-    command.add_argument("--game", help=f"the game (default {DEFAULT_GAME}; a --config names its own)")
-    command.add_argument(
-        "--setup",
-        help="agents per role: LOTR planning-questing-defense (travel, attack random) or all five, e.g. "
-        "random-mcts-mcts; a two-player game: the evaluated agent then its opponent, e.g. mcts-random",
-    )
-    command.add_argument("--policy", help="the same agent in every role: one of the game's agents ("
-                         + "; ".join(f"{name}: {', '.join(agent_names(name))}" for name in gamecore.names()) + ")")
-    command.add_argument("--opponent", help="two-player games: the second seat's agent (the setup's is the first's)")
-    command.add_argument("--config", help="an agent configuration file (TOML or JSON), e.g. an exported best.toml")
-    command.add_argument(
-        "--set",
-        action="append",
-        default=[],
-        metavar="[STAGE.]PARAM=VALUE",
-        help="change a parameter, e.g. budget=40 or questing.c=1.2 (repeatable)",
-    )
-    command.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
-                         help="a game option, e.g. difficulty=easy (repeatable)")
-    for game, option in _shorthands():
-        what = f"{game}: {option.help} (--option {option.name}=...)"
-        if option.type is bool:
-            command.add_argument(option.flag, dest=f"option_{option.name}", action="store_true", help=what)
-        else:
-            command.add_argument(option.flag, dest=f"option_{option.name}", help=what, metavar=option.name.upper(),
-                                 type=_choice(option.name, option.choices) if option.choices else str)
-
-
-def _shorthands() -> list[tuple[str, Param]]:
-    """The game options that the command line also takes as ``--<name>`` (the first game declaring a name)."""
-    found: dict[str, tuple[str, Param]] = {}
-    for name in gamecore.names():
-        for option in gamecore.load(name).options:
-            if option.shorthand:
-                found.setdefault(option.name, (name, option))
-    return list(found.values())
 
 
 def _games_help() -> str:
@@ -129,13 +80,13 @@ def build_parser(game_name: str | None = None, prog: str | None = None) -> argpa
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser, metavar="COMMAND")
 
     play = commands.add_parser("play", help="play one game and print its trace")
-    _add_setup_arguments(play)
+    add_setup_arguments(play)
     play.set_defaults(handler=_play, command_parser=play)
     play.add_argument("--seed", type=seed_int, default=0, help="the game's seed (deal and agents' choices)")
     play.add_argument("--png", help="also draw the final position to this PNG file (games that draw, e.g. carcassonne)")
 
     evaluate = commands.add_parser("eval", help="win rate of a setup over many games")
-    _add_setup_arguments(evaluate)
+    add_setup_arguments(evaluate)
     evaluate.set_defaults(handler=_eval, command_parser=evaluate)
     _capped(evaluate, "--games", default=10_000,
             help="games to play (default 10,000; --seat both: each deal in both seats counts twice)")
@@ -152,7 +103,7 @@ def build_parser(game_name: str | None = None, prog: str | None = None) -> argpa
     _add_no_limits(evaluate)
 
     train = commands.add_parser("train", help="train the rl stages of a setup")
-    _add_setup_arguments(train)
+    add_setup_arguments(train)
     train.set_defaults(handler=_train, command_parser=train)
     for name, kind, help_text in (
         ("--algo", str, "the learning algorithm, e.g. q-macro, ac-macro or ac-direct (the game's rl agent lists them)"),
@@ -240,91 +191,17 @@ def _add_game_commands(commands, name: str, prog: str, with_arguments: bool) -> 
         parser_of.set_defaults(handler=_game_command(command, name, prog), command_parser=parser_of)
 
 
-def _setup(parser: argparse.ArgumentParser, args):
-    """The setup named by --policy, --setup and/or --config, with --set applied; one-line errors."""
-    from agents.setup import Setup, parse_assignment
-
-    if args.policy and (args.setup or args.config):
-        parser.error("give --policy alone, or --setup and/or --config")
-    try:
-        game = gamecore.load(args.game or DEFAULT_GAME)
-        if args.config:
-            data = Setup.read_mapping(args.config)
-            if args.setup:
-                data["setup"] = args.setup
-            if args.game and data.get("game", DEFAULT_GAME) != args.game:
-                raise SpecError(f"{args.config}: game = {data.get('game', DEFAULT_GAME)!r}, not --game {args.game!r}")
-            setup = Setup.from_mapping(data, source=args.config, folder=Path(args.config).parent)
-        elif args.setup:
-            setup = Setup.parse(args.setup, game.name)
-        elif args.policy and args.policy not in agent_names(game.name):
-            raise SpecError(f"--policy: unknown policy {args.policy!r}; valid: {', '.join(agent_names(game.name))}")
-        else:
-            setup = Setup.uniform(args.policy or game.policies[0], game.name)
-        if args.opponent:
-            if not setup.game.by_seat:
-                raise SpecError(f"--opponent: {setup.game} has no seats; its roles are {', '.join(setup.roles)}")
-            setup = Setup(setup.agents[0], AgentSpec.make(args.opponent, "--opponent", setup.game), game=setup.game)
-        setup = setup.with_params(dict(parse_assignment(text) for text in args.set))
-    except SpecError as error:
-        parser.error(str(error))
-    for role, spec in zip(setup.roles, setup.agents):
-        weights = spec.as_dict().get("weights")
-        if weights and not Path(weights).is_file():
-            parser.error(f"{role}.weights = {weights!r}: no such file")
-    return setup
-
-
-def _recorded_options(args) -> dict:
-    """The game options a --config file records (``metadata.options``: the game it was trained or tuned on)."""
-    from agents.setup import Setup
-
-    if not getattr(args, "config", None):
-        return {}
-    metadata = Setup.read_mapping(args.config).get("metadata")
-    options = metadata.get("options") if isinstance(metadata, dict) else None
-    return dict(options) if isinstance(options, dict) else {}
-
-
-def _options(parser: argparse.ArgumentParser, args, setup) -> dict:
-    """The game options of --option, --difficulty and --full-scenario over those the --config file records,
-    checked against the setup's game; the recorded ones in play are named on stderr."""
-    from agents.setup import parse_assignment
-
-    recorded = _recorded_options(args)
-    options = dict(recorded)
-    try:
-        setup.game.check_options(recorded, f"{getattr(args, 'config', None)}: metadata.options")
-        for text in args.option:
-            name, value = parse_assignment(text)
-            options[name] = value
-        for _, option in _shorthands():
-            given = getattr(args, f"option_{option.name}")
-            if given not in (None, False):
-                options[option.name] = given
-        options = setup.game.check_options(options, "--option")
-    except SpecError as error:
-        parser.error(str(error))
-    defaults = {option.name: option.default for option in setup.game.options}
-    kept = {name: value for name, value in recorded.items() if options.get(name) == value != defaults.get(name)}
-    if kept:
-        shown = ", ".join(f"{name}={value}" for name, value in kept.items())
-        print(f"game options recorded in {args.config}: {shown} (--option NAME=VALUE to change)", file=sys.stderr,
-              flush=True)
-    return options
-
-
 def _train(parser, args) -> int:
     from agents.learning.train import train
 
     for name in ("algo", "encoding", "lr", "neurons", "epsilon"):
         if getattr(args, name) is not None:
             args.set.append(f"{name}={getattr(args, name)}")
-    setup = _setup(parser, args)
+    setup = setup_of(parser, args)
     try:
         result = train(
             setup,
-            _options(parser, args, setup),
+            options_of(parser, args, setup),
             args.episodes,
             seed=args.seed,
             envs=args.envs,
@@ -345,7 +222,7 @@ def _tune_run(parser, args) -> int:
     from tuning.orchestrator import run_study
     from tuning.storage import check_storage, storage_for
     from tuning.study_file import load_study
-    from tuning.tracking import check_tracking_store
+    from tuning.tracking_store import check_tracking_store
 
     try:
         spec = load_study(args.study, limits=not args.no_limits)
@@ -429,13 +306,13 @@ def _game_command(command, game_name: str, prog: str):
 def _play(parser, args) -> int:
     from agents.play import play_traced_game
 
-    setup = _setup(parser, args)
+    setup = setup_of(parser, args)
     draw = setup.game.draw
     if args.png and not draw:
         parser.error(f"--png: {setup.game} has no picture; games that draw: "
                      f"{', '.join(name for name in gamecore.names() if gamecore.load(name).draw) or 'none'}")
     try:
-        game = play_traced_game(setup, args.seed, **_options(parser, args, setup))
+        game = play_traced_game(setup, args.seed, **options_of(parser, args, setup))
     except SpecError as error:
         parser.error(str(error))
     print(game.trace_text())
@@ -451,7 +328,7 @@ def _eval(parser, args) -> int:
     from tuning.result_stdout import result_stdout
 
     code = 0
-    setup = _setup(parser, args)
+    setup = setup_of(parser, args)
     if setup.game.by_seat and len(set(setup.agents)) == 1:
         print(f"self-play: {setup.agents[0].agent} against itself in every seat (another opponent: --opponent AGENT, "
               f"or --setup {setup.agents[0].agent}-AGENT)", file=sys.stderr, flush=True)
@@ -462,7 +339,7 @@ def _eval(parser, args) -> int:
                 games=args.games,
                 seed=args.seed,
                 workers=args.workers,
-                options=_options(parser, args, setup),
+                options=options_of(parser, args, setup),
                 seats=args.seat,
                 executor_kind=args.executor,
                 address=args.ray_address,

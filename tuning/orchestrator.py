@@ -40,7 +40,8 @@ from tuning.storage_url import storage_url, trials_folder
 from tuning.study_file import StudySpec
 from tuning.study_record import StudyResult, close_abandoned, counted, kept, open_study, study_result
 from tuning.supervision import compile_agents, run_workers, share_workers
-from tuning.tracking import Tracker, check_tracking_store, close_stale_runs, code_version
+from tuning.tracking import Tracker, close_stale_runs, code_version
+from tuning.tracking_store import check_tracking_store
 from tuning.worker import POLL_SECONDS, TrialContext, work
 
 

@@ -33,6 +33,7 @@ import threading
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Self
 
 import optuna
 from optuna.storages.journal import JournalFileBackend
@@ -276,7 +277,7 @@ class Heartbeat:
             with contextlib.suppress(Exception):  # a missed beat is not an error; a dead process misses them all
                 self.storage.record_heartbeat(self.trial_id)
 
-    def __enter__(self) -> Heartbeat:
+    def __enter__(self) -> Self:
         if self.interval is not None:
             self.storage.record_heartbeat(self.trial_id)
             self.thread.start()

@@ -58,7 +58,7 @@ def open_study(spec: StudySpec, storage: str, worker: int = 0) -> optuna.Study:
                                   pruner=PRUNERS[spec.pruner].make())
     except SpecError:
         raise
-    except Exception as error:  # SQLAlchemy, journal and driver errors all mean the same to the user
+    except Exception as error:  # noqa: BLE001  SQLAlchemy, journal and driver errors all mean the same to the user
         reason = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
         raise SpecError(f"storage {redact(storage)}: cannot open the study: {redact(reason)}") from None
     if [d.name.lower() for d in study.directions] != spec.directions:

@@ -185,7 +185,7 @@ def _run_one(study: optuna.Study, trial: optuna.Trial, context: TrialContext, tr
         with deferred():
             _discarded(tracker, run, trial)
         return None
-    except Exception as error:
+    except Exception as error:  # noqa: BLE001  any error of a trial fails that trial, in one line, not the study
         message = redact(str(error).splitlines()[0] if str(error) else type(error).__name__)
         with deferred():
             _tell(study, trial, TrialState.FAIL, error=message)

@@ -1,6 +1,6 @@
 """``GameEnv``: a Gymnasium environment of one role of any game against fixed agents at the others.
 
-``GameEnv("loveletter", opponent="dp")`` (or ``gymnasium.make("lotr_tuning/loveletter-v0", opponent="dp")``
+``GameEnv("loveletter", opponent="dp")`` (or ``gymnasium.make("gametune/loveletter-v0", opponent="dp")``
 once ``agents.environments`` is imported): the learner takes ``role`` (a seat of a two-player game, the first
 by default; a decision kind of LOTR, the first its encoder and action space cover: planning), ``opponent`` plays
 the other roles (any setup the command line accepts: a short form, an agent configuration file, a Setup; the

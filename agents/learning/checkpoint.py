@@ -117,7 +117,7 @@ def _unpickle(data: bytes):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # torch's notes on pickle protocols: not for the user
             return torch.load(io.BytesIO(data), map_location="cpu", weights_only=True)
-    except Exception as error:  # bad bytes raise many kinds (UnpicklingError, RuntimeError, EOFError, ...)
+    except Exception as error:  # noqa: BLE001  bad bytes raise many kinds (UnpicklingError, RuntimeError, EOFError, ...)
         raise _Unloadable(_unreadable(data, error)) from None
 
 
