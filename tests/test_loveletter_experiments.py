@@ -170,16 +170,6 @@ def test_a_seat_in_a_game_without_seats_and_an_option_given_twice_are_errors(tmp
         load_study(tmp_path / "twice.toml")
 
 
-def test_the_report_keeps_the_sections_of_studies_not_run_here(tmp_path):
-    (tmp_path / "study.toml").write_text(STUDY.format(games=10))
-    previous = "# Results\n\n| `ll-openings` | 2 | 10 | - | grid |\n\n## Openings\n\nrun elsewhere: 72.3%\n"
-    (tmp_path / "results.md").write_text(previous)
-    text = write_report([tmp_path / "study.toml"], tmp_path / "results.md", tmp_path).read_text()
-    assert "| `ll-openings` | 2 | 10 | - | grid |" in text and "## Openings\n\nrun elsewhere: 72.3%" in text
-    (tmp_path / "results.md").unlink()
-    assert "*not run*" in write_report([tmp_path / "study.toml"], tmp_path / "results.md", tmp_path).read_text()
-
-
 def test_the_published_counts_are_the_thesis_tables():
     rows = {p.label: p for p in gamecore.load("loveletter").published if p.experiment == "loveletter-pairs"}
     assert len(rows) == 16 and {tuple(label.split("-")) for label in rows} == set(COUNTS)

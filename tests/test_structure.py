@@ -66,10 +66,10 @@ def imports(path: Path, known: dict[str, Path]) -> set[str]:
 def circles(graph: dict[str, set[str]]) -> list[frozenset[str]]:
     """The strongly connected components of more than one module (Tarjan's algorithm, iteratively)."""
     index, low, on_stack, stack, found, counter = {}, {}, set(), [], [], [0]
-    for start in graph:
+    for start, targets in graph.items():
         if start in index:
             continue
-        work = [(start, iter(sorted(graph[start])))]
+        work = [(start, iter(sorted(targets)))]
         index[start] = low[start] = counter[0]
         counter[0] += 1
         stack.append(start)

@@ -1,5 +1,6 @@
 """The thesis's experiments as study files: grids over setups and difficulties, and the results report."""
 
+import json
 import os
 import re
 import textwrap
@@ -189,7 +190,7 @@ def test_a_margin_objective_is_checked(old, new, message):
 @pytest.mark.usefixtures("no_plots")
 def test_a_margin_study_maximises_the_agents_score_margin(in_tmp, capsys):
     path = in_tmp / "margin.toml"
-    path.write_text(CARCASSONNE_STUDY + '[report]\nsection = "margin"\ntitle = "Tuning by margin"\n')
+    path.write_text(CARCASSONNE_STUDY + '[report]\nkind = "margins"\nsection = "margin"\ntitle = "Tuning by margin"\n')
     result = run_study(load_study(path))
     study = optuna.load_study(study_name="margin", storage=storage_object(storage_for("margin", None, 1)))
     for trial in study.trials:
@@ -268,18 +269,6 @@ def test_a_row_is_judged_by_a_test_of_equal_rates_with_holms_correction_and_its_
     assert rows[0][0][0] == "4,453 / 98,305 implied" and rows[0][0][1].startswith("+0.0 [")
 
 
-def test_a_kept_claim_above_a_published_rate_without_its_test_is_written_again():
-    """The audit's case: 185 of 200 against the paper's 59 of 70 (p = 0.045) was kept as "above" because its
-    interval cleared the paper's point; a kept best section claiming that is written again from its record."""
-    from tuning.report import _claims_by_an_earlier_rule
-
-    old = ["Test: **86.75%**; first seat 92.50% [88.00, 95.40] on 200: above mcts-rave-star25's 84.29 (Table VI)."]
-    new = [("Test: **86.75%**; first seat 92.50% on 200: not above mcts-rave-star25's 84.29 (Table VI; 59 of 70): "
-            "+8.21 points [+0.14, +18.89], p = 0.045 (z, Holm over the claims).")]
-    assert _claims_by_an_earlier_rule(old) and not _claims_by_an_earlier_rule(new)
-    assert not _claims_by_an_earlier_rule(["Test: **99.1%** on 10,000 fresh games; no published figure."])
-
-
 def test_an_oracle_bound_counts_the_published_rows_above_it():
     """random-rl-random on hard: Table 6.6's 92.9 and 80.7, 6.7's three and 6.10's 92.9 lie above a bound of
     [55, 62]; the macro-action rows (29.9, 28.6) and encodings 0-1 (34.2, 27.5) do not."""
@@ -319,8 +308,8 @@ def test_two_setups_are_compared_game_by_game_on_the_same_deals():
 
 def test_published_rows_have_one_row_per_table_cell():
     tuning_by_margin = {load_study(path).name for path in STUDIES if load_study(path).metrics == ("margin",)}
-    # OpenSpiel's bots, self-play, the full scenario: no published figure
-    ours_only = {"openspiel-check", "loveletter-rl-selfplay", "search-full-hard", "rl-full-hard"}
+    # OpenSpiel's bots, self-play, the full scenario, win rate against time: no published figure
+    ours_only = {"openspiel-check", "loveletter-rl-selfplay", "search-full-hard", "rl-full-hard", "mcts-hpo-pareto"}
     for section in all_sections():
         if section.bounds:  # upper bounds: every setup they bound has published rows
             assert all(any(p.label == label for p in PUBLISHED) for label in section.bounds.values()), section.key
@@ -359,7 +348,7 @@ def test_the_report_puts_our_figures_next_to_the_thesis(in_tmp, capsys):
     code, _, err = run_cli(capsys, "report", str(study), str(never_run), "--out", "docs/results.md")
     assert code == 0, err
     text = (in_tmp / "docs" / "results.md").read_text()
-    assert "| `random-baseline` | 3 | 400 |" in text and "| `mcts-setups` | not run |" in text
+    assert "| `random-baseline` | 3 | 400 |" in text and "| `mcts-setups` | no record |" in text
     table = text[text.index("## Random agent"):].split("\n\n")[2].splitlines()
     assert [row.split(" | ")[0] for row in table[2:]] == ["| easy", "| medium", "| hard"]
     for row in table[2:]:
@@ -374,11 +363,11 @@ def test_the_report_puts_our_figures_next_to_the_thesis(in_tmp, capsys):
 @pytest.mark.slow  # 14 s; test_a_lost_store_leaves_the_best_agent_section_to_its_export reports from a record too
 def test_a_study_whose_store_is_gone_is_reported_again_from_its_record(in_tmp, capsys):
     """The report writes each study it reads from its store as a record beside it; with the store gone (another
-    machine, a lost disk) the record stands for it: the same section, written again with today's code, not
-    kept as old text."""
+    machine, a lost disk) the record stands for it: the same report, written again with today's code."""
     study = in_tmp / "grid.toml"
     study.write_text(GRID_STUDY + textwrap.dedent("""
         [report]
+        kind = "table"
         section = "mcts-setups"
         title = "MCTS setups at budget 40 (Table 6.2)"
         columns = ["setup", "difficulty"]
@@ -388,12 +377,9 @@ def test_a_study_whose_store_is_gone_is_reported_again_from_its_record(in_tmp, c
     assert code == 0, err
     first = (in_tmp / "docs" / "results.md").read_text()
     (in_tmp / "grid.db").unlink()
-    (in_tmp / "docs" / "results.md").write_text("")  # no old text to keep: only the record can say it
     code, _, err = run_cli(capsys, "report", str(study), "--out", "docs/results.md")
     assert code == 0, err
-    again = (in_tmp / "docs" / "results.md").read_text()
-    section = first[first.index("## MCTS setups"):]
-    assert section == again[again.index("## MCTS setups"):] and "random-mcts-random | easy |" in section
+    assert (in_tmp / "docs" / "results.md").read_text() == first and "random-mcts-random | easy |" in first
 
 
 def test_report_without_study_files_is_a_one_line_error(in_tmp, capsys):
@@ -460,7 +446,8 @@ def test_the_best_agent_claim_needs_a_test_against_the_theses_count():
     assert "above the thesis's best 95.30" in claim(0.960, 0.967)  # +1.05 points: p = 0.0005 (implied games)
     assert "not above the thesis's best 95.30" in claim(0.955, 0.962)  # +0.55 points: p = 0.06, its games noisy too
     assert "--games 10000 --seed 2000003" in claim(0.955, 0.962)
-    assert "not run" in "\n".join(best_markdown(section, StudyRun(spec, None), None))
+    assert best_markdown(section, StudyRun(spec, None), None) == ["`best-hard`: no record.", ""]
+    assert best_markdown(section, StudyRun(spec, []), None) == ["`best-hard`: its chosen trial not tested yet.", ""]
 
 
 def test_a_best_agent_section_without_a_published_figure_says_so_and_reproduces_its_options():
@@ -497,20 +484,24 @@ def test_a_lost_store_leaves_the_best_agent_section_to_its_export(in_tmp, capsys
 
     from_the_store = report()
     assert "on 40 fresh games** (chosen on validation" in from_the_store
+    whole = (in_tmp / "results.md").read_text()
+    assert re.search(r"\| `grid` \| \d+ \| ", whole)
     (in_tmp / "grid.db").unlink()  # the store is lost (git-ignored, a new machine); its record is committed
-    (in_tmp / "results.md").unlink()  # and no earlier report keeps the section
     from_the_record = report()
-    assert from_the_record == from_the_store
-    assert re.search(r"\| `grid` \| \d+ \(its record; the store is not here\) \|", (in_tmp / "results.md").read_text())
+    assert (in_tmp / "results.md").read_text() == whole  # the same report, whichever of the two it read
     (in_tmp / "records" / "grid.json").unlink()  # the record lost too: the export is committed
-    (in_tmp / "results.md").unlink()
     from_the_export = report()
-    assert from_the_export == from_the_store
-    assert "| `grid` | not here; its choice in `best/agent.toml` |" in (in_tmp / "results.md").read_text()
-    (in_tmp / "best" / "agent.toml").rename(in_tmp / "best" / "stage1.toml")  # a later stage takes the name
-    study.write_text(study.read_text().replace("best/agent.toml", "best/stage1.toml"))
-    moved = report()  # the previous report is there, its section naming the old file: the export's record wins
-    assert "best/stage1.toml" in moved and "best/agent.toml" not in moved
+    assert from_the_export == from_the_store == from_the_record
+    assert "| `grid` | its chosen trial alone, from its export `best/agent.toml` |" in (in_tmp / "results.md").read_text()
+    recovered = json.loads((in_tmp / "records" / "grid.json").read_text())  # the export's figures, now a record
+    assert recovered["export"] == "best/agent.toml" and [t["number"] for t in recovered["trials"]] == [
+        Setup.read_mapping(in_tmp / "best" / "agent.toml")["metadata"]["trial"]]
+    (in_tmp / "best" / "agent.toml").unlink()  # the record stands for the export too
+    assert report() == from_the_store
+    (in_tmp / "records" / "grid.json").unlink()
+    (in_tmp / "best" / "other.toml").write_text("")
+    study.write_text(study.read_text().replace("best/agent.toml", "best/other.toml"))  # not this study's export
+    assert "`grid`: no record." in report()
 
 
 def test_the_default_store_is_the_one_that_already_holds_the_study(in_tmp, capsys):

@@ -1,156 +1,147 @@
-"""``lotr report``: the finished studies next to the thesis's published numbers (``docs/results.md`` and figures).
+"""``lotr report``: the finished studies next to the published numbers (``docs/results.md`` and figures).
 
 Each section is one published experiment, as the ``[report]`` tables of the
-study files declare it (its studies, title, row key, the published rows it is
-compared with, figure): our trials (read from the studies' Optuna storage),
-each with its win rate, 95% Wilson interval and games, beside the published
-figure with its interval, and judged by a test of equal rates over the table
-(``tuning.verdicts``: *agrees*, *inconclusive* where the test could not have
-seen 10 points, *differs* with the known reason), or *not run* when the
-study has no trial for it. Figures: a section's win rate against a parameter,
-the learning curves of the studies that ask for them, and the Pareto front of
-two-objective studies. A best-agent section (a study that exports its choice) reads the chosen trial from
-the study's storage, else from the export's own record. Nothing here names a study: a new experiment is a study
-file with its ``[report]`` table.
+study files declare it: its kind (``RENDERERS``: how it is written), its
+studies, title, row key, the published rows it is compared with, figure. Our
+trials, each with its win rate, 95% Wilson interval and games, stand beside
+the published figure with its interval, judged by a test of equal rates over
+the table (``tuning.verdicts``: *agrees*, *inconclusive* where the test could
+not have seen 10 points, *differs* with the known reason), or *not run* where
+no trial of ours has the row. Nothing here names a study: a new experiment is a
+study file with its ``[report]`` table.
 
-The parts: ``tuning.study_results`` reads the studies (their stores, else their records), ``tuning.report_sections``
-models the sections, ``tuning.report_tables`` writes each kind as markdown (``tuning.verdicts`` judges the rows),
-``tuning.report_figures`` draws; this module writes the document, keeping the previous report's text for the
-studies not run here.
+The report is a function of what the repository holds: each study's record
+(``records/<name>.json`` beside the report), which its store refreshes first
+where the store is here, or, with neither, what its export records of its
+chosen trial (then written as its record); never an earlier report. So the
+same commit writes the same report, byte for byte, on any machine, its figures
+too. A study with none of them says "no record".
+
+The parts: ``tuning.study_results`` reads the studies, ``tuning.report_sections`` models the sections,
+``tuning.report_tables`` writes each kind's body (``tuning.verdicts`` judges the rows), ``tuning.report_figures``
+draws; this module maps each kind to them and writes the document.
 """
 
 from __future__ import annotations
 
-import datetime
-import re
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 from gamecore.atomic import write_atomically
-from gamecore.interface import imported
-from tuning.report_figures import write_figures
-from tuning.report_sections import sections
-from tuning.report_tables import best_markdown, pareto_markdown, section_markdown
+from gamecore.interface import Game, imported
+from tuning.report_figures import curves_figure, pareto_figure, section_figure
+from tuning.report_sections import Section, sections
+from tuning.report_tables import (
+    best_section,
+    bounds_section,
+    margins_section,
+    pareto_section,
+    seats_section,
+    section_markdown,
+)
 from tuning.sampler_comparison import sampler_markdown
-from tuning.study_results import chosen_trial, read_study, write_record
-from tuning.tracking import code_version
+from tuning.study_results import StudyRun, read_study, write_record
 from tuning.verdicts import NOTE as VERDICTS_NOTE
 
 
-def previous_report(out: Path) -> tuple[dict[str, list[str]], dict[str, str]]:
-    """The report already at ``out``: its sections (lines from a ``## `` title to the next, by title) and its
-    study table's rows (by study name); empty when there is none."""
-    blocks: dict[str, list[str]] = {}
-    rows: dict[str, str] = {}
-    title = None
-    for line in out.read_text().splitlines() if out.is_file() else []:
-        if line.startswith("## "):
-            title = line[3:]
-            blocks[title] = []
-        if title is not None:
-            blocks[title].append(line)
-        elif match := re.match(r"\| `([^`]+)` \|", line):
-            rows[match.group(1)] = line
-    return blocks, rows
+@dataclass(frozen=True)
+class Renderer:
+    """How one kind of section is written: its body (``markdown(section, runs)``, the lines under its title) and,
+    for the kinds that draw one, its figure (``figure(section, runs, folder)``: the file, or None)."""
+
+    markdown: Callable[[Section, dict[str, StudyRun]], list[str]]
+    figure: Callable[[Section, dict[str, StudyRun], Path], Path | None] | None = None
 
 
-EARLIER_VERDICTS = ("Kept from an earlier report, whose verdicts used an earlier rule (a row *agrees* when the two "
-                    "intervals overlap), not the test above: this section's studies are not here to be judged again.")
+# a section's kind (its studies' ``[report] kind``; the keys each takes: tuning.study_file.REPORT_KINDS)
+RENDERERS: dict[str, Renderer] = {
+    "table": Renderer(section_markdown, section_figure),
+    "seats": Renderer(seats_section),
+    "margins": Renderer(margins_section),
+    "bounds": Renderer(bounds_section),
+    "best": Renderer(best_section),
+    "pareto": Renderer(pareto_section, pareto_figure),
+}
 
 
-def _judged_by_an_earlier_rule(block: list[str]) -> bool:
-    """Whether a kept section's verdicts predate the test of equal rates (and it does not say so yet)."""
-    text = "\n".join(block)
-    judged = "*agrees*" in text or "*differs*" in text
-    return judged and VERDICTS_NOTE.split(" (")[0] not in text and EARLIER_VERDICTS not in text
+def game_title(game: Game) -> str:
+    """The game's name as its one-line description (``Game.help``) begins it, up to the first comma; else its
+    short name."""
+    return game.help.partition(",")[0] or game.name
 
 
-def _claims_by_an_earlier_rule(block: list[str]) -> bool:
-    """Whether a kept best-agent section claims "above" a published rate by its interval alone, before each claim
-    was a test against the published counts."""
-    text = "\n".join(block)
-    return "above" in text and "Holm over the claims" not in text
+def _trial_count(run: StudyRun) -> str:
+    """The study table's trials cell: how many complete (and pruned) trials its record holds."""
+    if run.trials is None:
+        return "no record"
+    if run.export:
+        return f"its chosen trial alone, from its export `{run.export}`"
+    return f"{len(run.trials)}" + (f" (+{run.pruned} pruned)" if run.pruned else "")
+
+
+def _code_versions(run: StudyRun) -> str:
+    """The code versions that ran the study's recorded trials (in trial order), "-" where its record keeps none."""
+    return ", ".join(dict.fromkeys(m.code_version for m in run.trials or [] if m.code_version)) or "-"
+
+
+def header(runs: dict[str, StudyRun], report_sections: list[Section]) -> list[str]:
+    """The title (the games of the sections in their order, then those of studies without one), how the report is
+    made, and the study table."""
+    games = list(dict.fromkeys(game_title(game) for game in [*(section.game for section in report_sections),
+                                                             *(run.spec.game for run in runs.values())]))
+    named = ", ".join(games[:-1]) + " and " + games[-1] if len(games) > 1 else "".join(games)
+    lines = [
+        f"# Results: this pipeline next to the published studies of {named}",
+        "",
+        "Generated by `lotr report` from the study files in `studies/` and their records in `records/` beside this "
+        "report (a study's store, where it is present, rewrites its record first; a study with neither keeps what "
+        "its export records of its chosen trial), never from an earlier report: the same records give the same "
+        "text and figures on any machine. The studies ran on a 2-core machine at the scale each section states "
+        "(trials, games per trial, training episodes), with the code versions the study table gives where their "
+        "records keep them. Win rates in percent with their 95% Wilson interval and games; the published ones with "
+        "their normal half-width. " + VERDICTS_NOTE,
+        "",
+        "| study | trials | games per trial | training episodes | sampler | code |",
+        "|---|---|---|---|---|---|",
+    ]
+    for name, run in runs.items():
+        spec = run.spec
+        episodes = f"{spec.episodes:,}" if spec.trains else "-"
+        lines.append(f"| `{name}` | {_trial_count(run)} | {spec.games:,} | {episodes} | {spec.sampler} | "
+                     f"{_code_versions(run)} |")
+    return lines + [""]
+
+
+def section_lines(section: Section, runs: dict[str, StudyRun], figures: Path) -> list[str]:
+    """One section: its title, its kind's body, its note, its figure (drawn into ``figures``)."""
+    renderer = RENDERERS[section.kind]
+    lines = [f"## {section.title}", "", *renderer.markdown(section, runs)]
+    lines += [section.note, ""] if section.note else []
+    drawn = renderer.figure(section, runs, figures) if renderer.figure else None
+    return lines + ([f"![{section.key}](figures/{drawn.name})", ""] if drawn else [])
 
 
 def write_report(study_files: list[Path], out: Path, root: Path = Path(".")) -> Path:
-    """Read the studies (default local stores in ``root``); write ``out`` and its figures (``figures/`` beside it).
-
-    A section none of whose studies was run here (no store in ``root``: run on another machine) keeps its text
-    from the report already at ``out``, and so does its studies' row of the study table; a best-agent section
-    whose store is not here and that the previous report lacks, names another export than its study file's, or
-    claims "above" a published rate without the test, is written from its export's record (``chosen_trial``)."""
+    """Read the studies (default local stores in ``root``, records in ``records/`` beside ``out``); write each
+    study read from its store or its export as its record, then ``out`` and its figures (``figures/`` beside
+    it)."""
+    folder = out.parent
     runs = {}
     for path in study_files:
-        run = read_study(Path(path), root, out.parent)
+        run = read_study(Path(path), root, folder)
         if run.trials is not None and not run.recorded:
-            write_record(run, out.parent)
+            write_record(run, folder)
         runs[run.spec.name] = run
-    figures = write_figures(runs, out.parent / "figures")
-    kept_blocks, kept_rows = previous_report(out)
-
-    def kept(title: str, names, export: str | None = None) -> list[str] | None:
-        """The previous text of a section whose studies were not run here; of a best-agent section, only while
-        it names the same ``export`` (a later stage may take its file's name)."""
-        block = kept_blocks.get(title)
-        if block is None or any(runs[name].trials is not None for name in names):
-            return None
-        if export and (export not in "\n".join(block) or _claims_by_an_earlier_rule(block)):
-            return None
-        return block + [EARLIER_VERDICTS, ""] if _judged_by_an_earlier_rule(block) else block
-
-    lines = [
-        "# Results: this pipeline next to the thesis",
-        "",
-        f"Generated by `lotr report` on {datetime.date.today().isoformat()} (code {code_version()}) from the study "
-        "files in `studies/`, run on a 2-core machine at the scale each section states (trials, games per trial, "
-        "training episodes). Win rates in percent with their 95% Wilson interval and games; the thesis's with its "
-        "normal half-width. " + VERDICTS_NOTE + " A section whose studies were not run where "
-        "this report was generated keeps its text from the previous report (its history says when it was made).",
-        "",
-        "| study | trials | games per trial | training episodes | sampler |",
-        "|---|---|---|---|---|",
-    ]
     report_sections = sections(runs)
-    chosen = {section.title: chosen_trial(section.config, runs[section.studies[0]], root)
-              for section in report_sections if section.config}
-    exported = {m.study: section.config for section in report_sections if (m := chosen.get(section.title))}
-    for name, run in runs.items():
-        spec = run.spec
-        if run.trials is None and name in kept_rows:
-            lines.append(kept_rows[name])
-            continue
-        episodes = f"{spec.episodes:,}" if spec.trains else "-"
-        count = "not run" if run.trials is None else str(len(run.trials))
-        count += " (its record; the store is not here)" if run.recorded else ""
-        count = f"not here; its choice in `{exported[name]}`" if run.trials is None and name in exported else count
-        count += f" (+{run.pruned} pruned)" if run.pruned else ""
-        lines.append(f"| `{name}` | {count} | {spec.games:,} | {episodes} | {spec.sampler} |")
-    lines.append("")
+    lines = header(runs, report_sections)
     for game in dict.fromkeys(run.spec.game for run in runs.values()):  # each game's own preamble, once
-        lines += imported(game.report_preamble)(out.parent) if game.report_preamble else []
+        lines += imported(game.report_preamble)(folder) if game.report_preamble else []
     for section in report_sections:
-        if (previous := kept(section.title, section.studies, section.config)) is not None:
-            lines += previous
-            continue
-        lines += (best_markdown(section, runs[section.studies[0]], chosen[section.title]) if section.config
-                  else section_markdown(section, runs))
-        lines += [section.note, ""] if section.note else []
-        if section.key in figures:
-            lines += [f"![{section.key}](figures/{figures[section.key].name})", ""]
-    trained = [name for name, run in runs.items() if run.spec.report.get("curves")]
-    if "learning-curves" in figures:
-        lines += ["## Learning curves", "", "![learning curves](figures/learning-curves.png)", ""]
-    elif trained and (previous := kept("Learning curves", [n for n in trained if not runs[n].recorded])) is not None:
-        # a study's record holds no learning curves: the figure is the one of the last report drawn from stores
-        lines += previous
-    for run in runs.values():
-        title = run.spec.report.get("title", f"Win rate against time per game ({run.spec.name}, two objectives)")
-        if len(run.spec.metrics) > 1 and (previous := kept(title, [run.spec.name])) is not None:
-            lines += previous
-        if not (run.pareto and run.trials):
-            continue
-        lines += pareto_markdown(run, title, figures[f"pareto-{run.spec.name}"].name)
-    comparison = sampler_markdown(out.parent)
-    lines += ([""] if comparison and lines[-1] else []) + comparison  # a kept section may end without a blank line
-    out.parent.mkdir(parents=True, exist_ok=True)
+        lines += section_lines(section, runs, folder / "figures")
+    if curves := curves_figure(runs, folder / "figures"):
+        lines += ["## Learning curves", "", f"![learning curves](figures/{curves.name})", ""]
+    lines += sampler_markdown(folder)
+    folder.mkdir(parents=True, exist_ok=True)
     write_atomically(out, "\n".join(lines) + "\n")
     return out

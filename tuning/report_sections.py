@@ -1,20 +1,22 @@
 """The report's sections: one published experiment each, as the ``[report]`` tables of the study files declare it.
 
-A ``Section`` names its studies, the columns that key a row (setup, a game
-option, search, study or a parameter), the published rows it is compared
-with, its figure and its kind (a table of rows against published ones, ORACLE
-bounds, per-seat rows, score margins, or a best agent's test figure).
-``column_of`` and ``published_column`` give a trial's and a published row's
-value in a column.
+A ``Section`` names its kind (``[report] kind``, one of
+``tuning.study_file.REPORT_KINDS``: a table of rows against published ones,
+per-seat rows, score margins, ORACLE bounds, a best agent's test figure or a
+Pareto front), its studies, the columns that key a row (setup, a game option,
+search, study or a parameter), the published rows it is compared with and its
+figure. ``column_of`` and ``published_column`` give a trial's and a published
+row's value in a column.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from gamecore.errors import SpecError
 from gamecore.interface import Game, imported
 from gamecore.published import Published
-from tuning.study_file import StudySpec
+from tuning.study_file import REPORT_KIND, StudySpec
 from tuning.study_results import Measured, StudyRun
 
 
@@ -43,6 +45,7 @@ class Section:
     pairs: tuple = ()  # (setup, setup) rows compared game by game on the same deals
     as_published: bool = False  # setups shown as the published setup they reproduce (Game.report_label)
     beside: str = ""  # another section whose trial of the same row is shown beside ours
+    kind: str = REPORT_KIND  # how it is written (tuning.report.RENDERERS)
 
     def ours(self, m: Measured, values: dict | None = None) -> tuple:
         """A trial's row key: its values in this section's columns (``values``: the constant columns of the
@@ -109,13 +112,18 @@ def published_field(p: Published, name: str):
 
 
 def sections(runs: dict[str, StudyRun]) -> list[Section]:
-    """The report's sections: the studies' ``[report]`` tables grouped by section, in their order."""
+    """The report's sections: the studies' ``[report]`` tables grouped by section, in their order; the studies of a
+    section declare its kind alike (else a one-line SpecError)."""
     grouped: dict[str, list[StudySpec]] = {}
     for run in sorted(runs.values(), key=lambda run: "title" not in run.spec.report):  # the titled study first
         if "section" in run.spec.report:
             grouped.setdefault(run.spec.report["section"], []).append(run.spec)
     found = []
     for key, specs in grouped.items():
+        kinds = {spec.report.get("kind", REPORT_KIND): spec.source for spec in specs}
+        if len(kinds) > 1:
+            raise SpecError(f"section {key!r}: its studies declare different kinds: "
+                            + ", ".join(f"{kind!r} ({source})" for kind, source in kinds.items()))
         table = {k: v for spec in reversed(specs) for k, v in spec.report.items()}  # the first study's keys win
         found.append(Section(
             key=key, game=specs[0].game, title=table.get("title", key), order=table.get("order", 0),
@@ -128,6 +136,7 @@ def sections(runs: dict[str, StudyRun]) -> list[Section]:
             values={spec.name: spec.report.get("values", {}) for spec in specs}, bounds=table.get("bounds", {}),
             pairs=tuple(tuple(pair) for pair in table.get("pairs", ())),
             as_published=table.get("as_published", False), beside=table.get("beside", ""),
+            kind=table.get("kind", REPORT_KIND),
         ))
     return sorted(found, key=lambda section: (section.order, section.as_published))  # a reproduction after the rest
 

@@ -1,11 +1,13 @@
-"""The report's tables: each kind of section as markdown, with its comparisons and verdicts.
+"""The report's tables: the body of each kind of section as markdown, with its comparisons and verdicts.
 
-A section of rows against the published ones (``section_markdown``, with the
-pairs compared on the same deals), ORACLE bounds (``bounds_markdown``),
-per-seat rows of a two-player game (``seats_markdown``), score margins
-(``margin_markdown``), a best agent's test figure (``best_markdown``) and a
-two-objective study's Pareto front (``pareto_markdown``). Verdicts come from
-``tuning.verdicts``.
+One function per kind (``[report] kind``, ``tuning.report.RENDERERS`` maps
+each to its function), each taking the section and the studies read:
+``section_markdown`` (``table``: rows against the published ones, with the
+pairs compared on the same deals), ``seats_section`` (``seats``: per-seat rows
+of a two-player game), ``margins_section`` (``margins``: score margins),
+``bounds_section`` (``bounds``: ORACLE bounds), ``best_section`` (``best``: a
+best agent's test figure) and ``pareto_section`` (``pareto``: a two-objective
+study's front). Verdicts come from ``tuning.verdicts``.
 """
 
 from __future__ import annotations
@@ -68,6 +70,24 @@ def _seat_counts(m: Measured | None) -> str:
     return f"{first:,} / {second:,} / {counts['draws']:,}"
 
 
+def studies_line(section: Section, runs: dict[str, StudyRun]) -> list[str]:
+    """The section's studies with their trials, or "no record" for a study neither stored nor recorded here."""
+    def trials(run: StudyRun) -> str:
+        return "no record" if run.trials is None else f"{len(run.trials)} trial" + "s" * (len(run.trials) != 1)
+
+    return ["Studies: " + ", ".join(f"`{name}`: {trials(runs[name])}" for name in section.studies) + ".", ""]
+
+
+def _trials(section: Section, runs: dict[str, StudyRun]) -> list[Measured]:
+    return [m for name in section.studies for m in runs[name].trials or []]
+
+
+def margins_section(section: Section, runs: dict[str, StudyRun]) -> list[str]:
+    """Kind ``margins``: each study's trials by score margin."""
+    return studies_line(section, runs) + [line for name in section.studies if runs[name].trials
+                                          for line in margin_markdown(runs[name]) + [""]]
+
+
 def margin_markdown(run: StudyRun) -> list[str]:
     """A study whose objective is the score margin: its trials, best first, with their parameters (the margin's
     95% half-width from each seat's standard deviation)."""
@@ -84,29 +104,34 @@ def margin_markdown(run: StudyRun) -> list[str]:
     return lines
 
 
+def bounds_section(section: Section, runs: dict[str, StudyRun]) -> list[str]:
+    """Kind ``bounds``: the ORACLE trials as upper bounds (nothing more without one)."""
+    trials = _trials(section, runs)
+    return studies_line(section, runs) + (bounds_markdown(section, trials) if trials else [])
+
+
+def seats_section(section: Section, runs: dict[str, StudyRun]) -> list[str]:
+    """Kind ``seats``: each seat's rate and measures against the published ones, judged (without a trial, the
+    published rows alone)."""
+    trials = _trials(section, runs)
+    lines = studies_line(section, runs) + seats_markdown(section, trials) + [""]
+    if trials:
+        lines += [VERDICTS_NOTE, ""] + ([f"Where a row differs: {section.reason}.", ""] if section.reason else [])
+    return lines
+
+
 def section_markdown(section: Section, runs: dict[str, StudyRun]) -> list[str]:
-    """The table of one experiment."""
-    lines = [f"## {section.title}", ""]
-    studies = [runs[name] for name in section.studies if name in runs]
-    trials = [m for run in studies if run.trials for m in run.trials]
-    scale = ", ".join(
-        f"`{run.spec.name}`: " + ("not run" if run.trials is None else f"{len(run.trials)} trials")
-        for run in studies
-    )
-    lines += [f"Studies: {scale or 'none'}.", ""]
-    if studies and all(run.spec.metrics == ("margin",) for run in studies):
-        return lines + [line for run in studies if run.trials for line in margin_markdown(run)] + [""]
-    if section.bounds:
-        return lines + bounds_markdown(section, trials)
-    published = section.published_rows()
-    if any("seats" in p.params for p in published):
-        differs = [f"Where a row differs: {section.reason}.", ""] if section.reason else []
-        return lines + seats_markdown(section, trials) + ["", VERDICTS_NOTE, "", *differs]
-    by_key = {section.theirs(p): p for p in published}
+    """Kind ``table``: our rows of one experiment against the published ones (a published row we have not run
+    is *not run*; without any row, no table)."""
+    lines = studies_line(section, runs)
+    trials = _trials(section, runs)
+    by_key = {section.theirs(p): p for p in section.published_rows()}
     rows = []
     for m in section.pick(trials):
         rows.append((section.ours(m), m, by_key.pop(section.ours(m), None)))
     rows += [(key, None, p) for key, p in by_key.items()]  # published, not run here
+    if not rows:
+        return lines
     rows.sort(key=lambda row: tuple(table_order(value, section.game) for value in row[0]))
     counts = any(len(m.seats) == 1 for m in trials)
     extra = ["first / second wins / draws"] if counts else []
@@ -165,15 +190,15 @@ def pairs_markdown(section: Section, trials: list[Measured]) -> list[str]:
                      f" | {int(np.sum(diff > 0))} / {int(np.sum(diff < 0))} | {n:,} | {verdict_text} |")
     if not lines:
         return []
-    return ["", "Paired on the same deals:", "", "| setup | against | difference, points [95% CI] | deals only the "
-            "first / only the second won | deals | verdict |", "|---|---|---|---|---|---|", *lines]
+    return ["", "Paired on the same deals:", "", ("| setup | against | difference, points [95% CI] | deals only the "
+            "first / only the second won | deals | verdict |"), "|---|---|---|---|---|---|", *lines]
 
 
 def bounds_markdown(section: Section, trials: list[Measured]) -> list[str]:
     """ORACLE searches as upper bounds: each trial next to the published rows of the setup it bounds (the same
     stages decided, the others random) on its difficulty, naming those that lie above the bound."""
-    lines = ["| ORACLE setup | budget | options | bound: win % [95% CI] (games) | bounds | published rows above "
-             "the bound |", "|---|---|---|---|---|---|"]
+    lines = [("| ORACLE setup | budget | options | bound: win % [95% CI] (games) | bounds | published rows above "
+             "the bound |"), "|---|---|---|---|---|---|"]
     for m in sorted(trials, key=lambda m: (m.label, sorted(m.options.items()), m.value("budget") or 0)):
         bounded = section.bounds.get(m.label)
         rows = [p for p in section.game.published if p.label == bounded and not math.isnan(p.win_rate)
@@ -184,10 +209,10 @@ def bounds_markdown(section: Section, trials: list[Measured]) -> list[str]:
             m.label, cell_text(m.value("budget")), _optionscell_text(m.options), ours_cell(m), bounded or "-",
             f"{len(above)} of {len(rows)}" + (f": {named}" if named else ""),
         ]) + " |")
-    return lines + ["", "An ORACLE search reads the true deck orders, more than any honest policy for the same "
+    return lines + ["", ("An ORACLE search reads the true deck orders, more than any honest policy for the same "
                     "stages sees. Its rate still rises slowly with the budget, so it estimates the bound rather "
                     "than proves it: a published figure far above it at every budget (beyond both intervals, and "
-                    "beyond the budgets' trend) cannot be reached on the game of RULES.md.", ""]
+                    "beyond the budgets' trend) cannot be reached on the game of RULES.md."), ""]
 
 
 def _optionscell_text(options: dict) -> str:
@@ -230,11 +255,11 @@ def seats_markdown(section: Section, trials: list[Measured]) -> list[str]:
     measures = section.game.seat_measures
     header = ["setup", "seat", "ours: win % [95% CI] (games)", "published win %", *COMPARISON_HEADER, "verdict",
               f"ours: {', '.join(measures)} / opponent's", "published", "measures", "s/game"]
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     rows = [(m, seat, counts, by_label.get(m.label)) for m in sorted(trials, key=lambda m: m.label)
             for seat, counts in m.seats.items()]
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)] if rows else []
     comparisons = []
-    for m, seat, counts, published in rows:
+    for _m, seat, counts, published in rows:
         theirs = published.params["seats"].get(seat) if published else None
         count = published_count(theirs["win_rate"], theirs["interval"], theirs["games"]) if theirs else None
         comparisons.append(None if count is None else Comparison(counts["wins"], counts["games"], *count))
@@ -245,8 +270,8 @@ def seats_markdown(section: Section, trials: list[Measured]) -> list[str]:
         ours_measures = (_measures(metrics, [f"{k}_{seat}" for k in measures]) + " / "
                          + _measures(metrics, [f"{k}_{other}" for k in measures]))
         low, high = counts["wilson_95"]
-        cells = [m.label, seat, f"{100 * counts['win_rate']:.1f} [{100 * low:.1f}, {100 * high:.1f}] "
-                                f"({counts['games']:,})"]
+        cells = [m.label, seat, (f"{100 * counts['win_rate']:.1f} [{100 * low:.1f}, {100 * high:.1f}] "
+                                f"({counts['games']:,})")]
         if theirs is None:
             cells += ["-", "-", "-", "-", "no published value", ours_measures, "-", "-"]
         else:
@@ -260,18 +285,24 @@ def seats_markdown(section: Section, trials: list[Measured]) -> list[str]:
         lines.append("| " + " | ".join(cells) + " |")
     missing = sorted(set(by_label) - {m.label for m in trials})
     if missing:
-        lines += ["", "Published, not run here: " + ", ".join(f"{label} ({by_label[label].source})"
-                                                               for label in missing) + "."]
+        lines += [""] * bool(lines) + ["Published, not run here: " + ", ".join(
+            f"{label} ({by_label[label].source})" for label in missing) + "."]
     return lines
+
+
+def best_section(section: Section, runs: dict[str, StudyRun]) -> list[str]:
+    """Kind ``best``: the chosen trial of the section's (first) study, from its store, record or export."""
+    run = runs[section.studies[0]]
+    return best_markdown(section, run, next((m for m in run.trials or [] if m.chosen), None))
 
 
 def best_markdown(section: Section, run: StudyRun, best: Measured | None) -> list[str]:
     """A best-agent section (a study whose report names a ``config``): its chosen trial's test figure against
     the one published row its ``published`` table selects; in a two-player game, each seat's test figure against
     that row's rate of the same seat."""
-    lines = [f"## {section.title}", ""]
     if best is None:
-        return lines + [f"`{run.spec.name}`: not run, or its chosen trial not tested yet.", ""]
+        missing = "no record" if run.trials is None else "its chosen trial not tested yet"
+        return [f"`{run.spec.name}`: {missing}.", ""]
     thesis = next(iter(section.published_rows()), None)  # none for a game variant the thesis did not play
     test, validation = best.chosen["test"], best.chosen["validation"]
     win, (low, high), games = test["win_rate"], test["wilson_95"], test["games"]
@@ -301,13 +332,13 @@ def best_markdown(section: Section, run: StudyRun, best: Measured | None) -> lis
     else:
         [claim] = _claims([compare(round(win * games), games, thesis)], "the thesis's best", thesis.source)
         comparison = f"against the thesis's best, {theirs_cell(thesis)}: {claim}"
-    return lines + [
+    return [
         f"Study `{run.spec.name}`, trial {best.number}: `{re.sub(r' weights=[^;)]*', '', str(best.config))}`.",
         "",
-        f"Test: **{100 * win:.2f}% [{100 * low:.2f}, {100 * high:.2f}] on {games:,} fresh games** (chosen on "
+        (f"Test: **{100 * win:.2f}% [{100 * low:.2f}, {100 * high:.2f}] on {games:,} fresh games** (chosen on "
         f"validation, {100 * validation['win_rate']:.2f}% on {validation['games']:,} other games; search figure "
         f"{100 * best.win_rate:.1f}% on {best.games:,} games, optimistic); {comparison}. Reproduce with "
-        f"`{command}`.",
+        f"`{command}`."),
         "",
     ]
 
@@ -344,10 +375,15 @@ def _claims(comparisons: list[Comparison | None], whose: str, source: str) -> li
     return found
 
 
-def pareto_markdown(run: StudyRun, title: str, figure: str) -> list[str]:
-    """A two-objective study's Pareto front: its trials by time per game, with their parameters and figure."""
-    lines = [f"## {title}", "", "| trial | win % [95% CI] (games) | ms/game | parameters |", "|---|---|---|---|"]
+def pareto_section(section: Section, runs: dict[str, StudyRun]) -> list[str]:
+    """Kind ``pareto``: the Pareto front of the section's (first) study, its trials by time per game with their
+    parameters."""
+    run = runs[section.studies[0]]
+    lines = studies_line(section, runs)
+    if not run.pareto:
+        return lines
+    lines += ["| trial | win % [95% CI] (games) | ms/game | parameters |", "|---|---|---|---|"]
     for m in sorted(run.pareto, key=lambda m: m.seconds_per_game):
         params = ", ".join(f"{k} {v:.3g}" if isinstance(v, float) else f"{k} {v}" for k, v in m.params.items())
         lines.append(f"| {m.number} | {ours_cell(m)} | {1000 * m.seconds_per_game:.2f} | {params} |")
-    return lines + ["", f"![Pareto front](figures/{figure})", ""]
+    return lines + [""]

@@ -58,6 +58,7 @@
     experiment = "mcts-hpo"                # default: the study's name
 
     [report]                           # optional: the study's section of lotr report (tuning.report)
+    kind = "table"                     # table | seats | margins | bounds | best | pareto (REPORT_KINDS: its keys)
     section = "mcts-setups"            # the published experiment it is compared with (the game's Game.published)
     title = "MCTS setups at budget 40 (Table 6.2)"
     columns = ["setup", "difficulty"]  # a row's key: setup, difficulty, search, study, or a parameter
@@ -145,10 +146,22 @@ SECTIONS = {
 }
 TOP_KEYS = ("name", "game", "setup", "options", "fixed", "space", "report", *SECTIONS)  # and the game's options
 # [report]: the study's section of ``lotr report`` (tuning.report), with the type of each key
-REPORT_KEYS = {"section": str, "title": str, "order": int, "columns": list, "reason": str, "published": dict,
-               "exclude": dict, "best_per": list, "detail": str, "figure": dict, "values": dict, "curves": bool,
-               "reference": str, "config": str, "note": str, "bounds": dict, "pairs": list,
+REPORT_KEYS = {"kind": str, "section": str, "title": str, "order": int, "note": str, "columns": list, "reason": str,
+               "published": dict, "exclude": dict, "best_per": list, "detail": str, "figure": dict, "values": dict,
+               "curves": bool, "reference": str, "config": str, "bounds": dict, "pairs": list,
                "as_published": bool, "beside": str}
+REPORT_COMMON = ("kind", "section", "title", "order", "note")  # every kind's: which section, where, what under it
+# each kind of section (its renderer: tuning.report.RENDERERS) and the keys it takes besides the common ones
+REPORT_KINDS = {
+    "table": ("columns", "reason", "published", "exclude", "best_per", "detail", "figure", "values", "curves",
+              "reference", "pairs", "as_published", "beside"),  # our rows against the published ones
+    "seats": ("reason", "published", "exclude"),  # a two-player game: each seat's rate and measures
+    "margins": (),  # a study whose objective is the score margin: its trials, best first
+    "bounds": ("bounds",),  # ORACLE searches as upper bounds of the published rows of the setups they bound
+    "best": ("config", "published", "exclude"),  # the exported agent's test figure against one published row
+    "pareto": (),  # a two-objective study's Pareto front
+}
+REPORT_KIND = "table"  # a [report] table that names no kind
 POSITIVE = {"games", "episodes", "envs", "n_trials", "workers", "heartbeat_interval", "grace_period"}
 CONTEXT = ("setup",)  # a searched choice that picks a trial's setup, not a parameter (game options are the others)
 
@@ -261,8 +274,8 @@ class StudySpec:
             "fixed: " + (", ".join(f"{k} = {v!r}" for k, v in self.fixed) or "nothing"),
             "space:",
             *(f"  {domain}" for domain in self.space),
-            f"objective: {', '.join(f'{m} ({METRICS[m]})' for m in self.metrics)} over games 0..{self.games - 1}"
-            f" of seed {self.seed}",
+            (f"objective: {', '.join(f'{m} ({METRICS[m]})' for m in self.metrics)} over games 0..{self.games - 1}"
+            f" of seed {self.seed}"),
             f"validation: top {self.validation_top_k} trials on {self.validation_games} games of seed "
             f"{self.validation_seed}; test: the chosen one on {self.test_games} games of seed {self.test_seed}"
             if self.validation_top_k else "validation: none (validation.top_k = 0): no validation, test or export",
@@ -271,8 +284,8 @@ class StudySpec:
             + f", {self.workers} worker{'s' if self.workers > 1 else ''}"
             + (f", each trial's games on the Ray cluster {redact(self.ray_address or '(a local instance)')}"
                if self.executor == "ray" else ""),
-            f"storage: {redact(storage)} (heartbeat every {self.liveness.heartbeat_interval} s, a worker silent for "
-            f"{self.liveness.grace_period} s counts as dead)",
+            (f"storage: {redact(storage)} (heartbeat every {self.liveness.heartbeat_interval} s, a worker silent for "
+            f"{self.liveness.grace_period} s counts as dead)"),
             f"MLflow: {redact(tracking_uri)}, experiment {self.experiment}",
         ]
         if self.trains:
@@ -433,15 +446,7 @@ def parse_study(data: dict, source: str = "study", limits: bool = True) -> Study
     n_trials = search["n_trials"] if n_trials is None else n_trials
     if beyond := over_cap("n_trials", n_trials, limits):  # the sampler's own count (a grid's combinations)
         raise SpecError(f"{source}: search.n_trials = {n_trials} (the sampler's count) is invalid; expected {beyond}")
-    report = data.get("report", {})
-    if not isinstance(report, dict):
-        raise SpecError(f"{source}: report = {report!r} is invalid; expected a table")
-    for key, value in report.items():
-        if key not in REPORT_KEYS:
-            raise SpecError(f"{source}: unknown key report.{key}; valid: {', '.join(REPORT_KEYS)}")
-        if not isinstance(value, REPORT_KEYS[key]) or (REPORT_KEYS[key] is int and isinstance(value, bool)):
-            raise SpecError(f"{source}: report.{key} = {value!r} is invalid; expected a {REPORT_KEYS[key].__name__}")
-        _check_finite(value, f"{source}: report.{key}")
+    report = _check_report(data.get("report", {}), source)
     return StudySpec(
         name=name,
         setup=setups[0],
@@ -494,6 +499,32 @@ def _training_setup(text: str, setups: list[Setup], game: Game, source: str) -> 
         if missing:
             raise SpecError(f"{where}: it trains no network for {', '.join(missing)}; expected rl there")
     return text
+
+
+def _check_report(report: Any, source: str) -> dict:
+    """A study file's ``[report]`` table: known keys of the right types, finite numbers, a section, and a kind
+    (``REPORT_KINDS``, ``table`` when none is named) whose keys they all are; the kind is set in the result."""
+    if not isinstance(report, dict):
+        raise SpecError(f"{source}: report = {report!r} is invalid; expected a table")
+    for key, value in report.items():
+        if key not in REPORT_KEYS:
+            raise SpecError(f"{source}: unknown key report.{key}; valid: {', '.join(REPORT_KEYS)}")
+        if not isinstance(value, REPORT_KEYS[key]) or (REPORT_KEYS[key] is int and isinstance(value, bool)):
+            raise SpecError(f"{source}: report.{key} = {value!r} is invalid; expected a {REPORT_KEYS[key].__name__}")
+        _check_finite(value, f"{source}: report.{key}")
+    if not report:
+        return report
+    kind = report.get("kind", REPORT_KIND)
+    if kind not in REPORT_KINDS:
+        raise SpecError(f"{source}: report.kind = {kind!r} is invalid; expected one of {', '.join(REPORT_KINDS)}")
+    if "section" not in report:
+        raise SpecError(f"{source}: report.section is missing; expected the name of the study's section")
+    for key in report:
+        if key not in REPORT_COMMON and key not in REPORT_KINDS[kind]:
+            others = ", ".join(name for name, keys in REPORT_KINDS.items() if key in keys)
+            raise SpecError(f"{source}: report.{key} is a key of kind {others}, not of kind = {kind!r}; "
+                            f"{kind} takes {', '.join((*REPORT_COMMON, *REPORT_KINDS[kind]))}")
+    return {**report, "kind": kind}
 
 
 def _check_finite(value: Any, where: str) -> None:

@@ -4,10 +4,13 @@ from its committed record where the storage is not here.
 Stores are not committed (a lost machine takes them), so each time the report
 reads a study from its store it also writes the study's *record*,
 ``records/<name>.json`` beside the report: every complete trial's parameters,
-options, setup, counts (per seat where there are seats), times, its per-game
-outcomes where kept, and the study's choice. Where the store is not here, the
-record stands for it, so the report can be written again, with today's
-verdicts and figures, from what was measured once.
+options, setup, counts (per seat where there are seats), times, code version,
+its per-game outcomes and learning curve where kept, and the study's choice.
+Where the store is not here, the record stands for it, so the report can be
+written again, with today's verdicts and figures, from what was measured once.
+A study whose store and record are both lost keeps what its export (the
+``[report] config`` its study file names) records of its chosen trial: the
+report writes that as its record, marked with the export it came from.
 """
 
 from __future__ import annotations
@@ -51,11 +54,13 @@ class Measured:
     games: int
     seconds_per_game: float
     training_seconds: float | None = None
-    folder: Path | None = None
     chosen: dict | None = None  # the study's selection record (validation and test figures), on its chosen trial
     seats: dict = field(default_factory=dict)  # a two-player game: per seat of the evaluated agent, its counts
     objective: float = math.nan  # the study's (first) objective value, when it is not the win rate (a margin)
     outcomes: np.ndarray | None = None  # per-game wins in game order (the paired pruner's record), when kept
+    code_version: str | None = None  # the code that ran it (tuning.tracking.code_version), when recorded
+    curve: tuple[int, np.ndarray] | None = None  # a trained trial's learning curve: its moving average's window and
+    # each training episode's win (its folder's curve.csv), when kept
 
     @property
     def wins(self) -> int:
@@ -84,15 +89,18 @@ class StudyRun:
     pareto: list[Measured] = field(default_factory=list)
     pruned: int = 0
     recorded: bool = False  # read from its record, its store not here
+    export: str = ""  # the export its chosen trial alone was recovered from, its store and record lost
 
 
 def read_study(path: Path, root: Path = Path("."), records: Path | None = None) -> StudyRun:
     """The complete trials of a study file's study, from its storage (a default local store lies in ``root``),
-    else from its record in ``records`` (``read_record``)."""
+    else from its record in ``records`` (``read_record``), else its chosen trial from its export (``root`` /
+    its ``[report] config``, ``read_export``); ``trials`` is None when there is none of them."""
     spec = load_study(path, limits=False)  # reading runs nothing: the caps on how much a study runs do not apply
     url = storage_for(spec.name, spec.storage, 1, root)
     local = local_store(url)
-    missing = StudyRun(spec, None) if records is None else read_record(spec, records) or StudyRun(spec, None)
+    recorded = None if records is None else read_record(spec, records)
+    missing = recorded or read_export(spec, root) or StudyRun(spec, None)
     if local is not None and not local.is_file():
         return missing
     optuna.logging.set_verbosity(optuna.logging.WARNING)
@@ -100,7 +108,7 @@ def read_study(path: Path, root: Path = Path("."), records: Path | None = None) 
         study = optuna.load_study(study_name=spec.name, storage=storage_object(url))
     except KeyError:
         return missing
-    except Exception as error:
+    except Exception as error:  # noqa: BLE001 - whatever the storage raises is one line naming the study
         reason = redact(str(error).splitlines()[0])
         raise SpecError(f"storage of {spec.name}: cannot read the study: {reason}") from None
     chosen = study.user_attrs.get("selection") or {}
@@ -125,10 +133,22 @@ def _measured(spec: StudySpec, trial, chosen: dict) -> Measured:
         oracle=config.is_oracle, options=spec.trial_options(trial.params), params=dict(trial.params),
         config=config, win_rate=win_rate, low=low, high=high, objective=trial.values[0],
         games=trial.user_attrs.get("games", spec.games), seconds_per_game=trial.user_attrs["seconds_per_game"],
-        training_seconds=trial.user_attrs.get("training_seconds"), folder=Path(folder) if folder else None,
+        training_seconds=trial.user_attrs.get("training_seconds"),
         chosen=chosen if chosen.get("trial") == trial.number else None, seats=seats,
         outcomes=unpack_outcomes(trial.user_attrs[OUTCOMES]) if OUTCOMES in trial.user_attrs else None,
+        code_version=trial.user_attrs.get("code_version"), curve=_curve(Path(folder) if folder else None),
     )
+
+
+def _curve(folder: Path | None) -> tuple[int, np.ndarray] | None:
+    """A trained trial's learning curve from its folder's ``curve.csv`` (``agents.learning.train``): the moving
+    average's window (its first full one ends at episode window - 1) and each episode's win; None without one."""
+    path = None if folder is None else folder / "curve.csv"
+    if path is None or not path.is_file():
+        return None
+    rows = [line.split(",") for line in path.read_text().splitlines()[1:]]
+    window = next((episode + 1 for episode, row in enumerate(rows) if row[2]), None)
+    return None if window is None else (window, np.array([row[1] == "1" for row in rows]))
 
 
 def read_record(spec: StudySpec, folder: Path) -> StudyRun | None:
@@ -141,15 +161,18 @@ def read_record(spec: StudySpec, folder: Path) -> StudyRun | None:
         raise SpecError(f"{path}: format = {data.get('format')!r} is not supported; expected {RECORD_FORMAT}")
     trials = [_from_record(spec, trial) for trial in data["trials"]]
     front = set(data.get("pareto", []))
-    return StudyRun(spec, trials, [m for m in trials if m.number in front], data.get("pruned", 0), recorded=True)
+    return StudyRun(spec, trials, [m for m in trials if m.number in front], data.get("pruned", 0), recorded=True,
+                    export=data.get("export", ""))
 
 
 def write_record(run: StudyRun, folder: Path) -> Path:
-    """Write the record of a study read from its store (see the module docstring); return its path."""
+    """Write the record of a study read from its store or its export (see the module docstring); return its path."""
     path = record_path(run.spec.name, folder)
     path.parent.mkdir(parents=True, exist_ok=True)
     data = {"format": RECORD_FORMAT, "study": run.spec.name, "pruned": run.pruned,
             "pareto": [m.number for m in run.pareto], "trials": [_to_record(m) for m in run.trials or []]}
+    if run.export:
+        data["export"] = run.export
     write_atomically(path, json.dumps(data, indent=1, sort_keys=True) + "\n")
     return path
 
@@ -159,11 +182,15 @@ def record_path(name: str, folder: Path) -> Path:
 
 
 def _to_record(m: Measured) -> dict:
+    kept = {"code_version": m.code_version} if m.code_version else {}
+    if m.curve is not None:
+        kept["curve"] = {"window": m.curve[0], "wins": pack_outcomes(m.curve[1])}
     return {"number": m.number, "options": m.options, "params": m.params, "config": _portable(m.config.to_mapping()),
             "win_rate": m.win_rate, "interval": [m.low, m.high], "games": m.games,
-            "seconds_per_game": m.seconds_per_game, "training_seconds": m.training_seconds, "chosen": m.chosen,
+            "seconds_per_game": None if math.isnan(m.seconds_per_game) else m.seconds_per_game,
+            "training_seconds": m.training_seconds, "chosen": m.chosen,
             "seats": m.seats, "objective": None if math.isnan(m.objective) else m.objective,
-            "outcomes": None if m.outcomes is None else pack_outcomes(m.outcomes)}
+            "outcomes": None if m.outcomes is None else pack_outcomes(m.outcomes), **kept}
 
 
 def _portable(config: dict) -> dict:
@@ -194,28 +221,31 @@ def _from_record(spec: StudySpec, trial: dict) -> Measured:
         study=spec.name, number=trial["number"], label=config.short_name.replace("oracle-mcts", "mcts"),
         oracle=config.is_oracle, options=trial["options"], params=trial["params"], config=config,
         win_rate=trial["win_rate"], low=low, high=high, games=trial["games"],
-        seconds_per_game=trial["seconds_per_game"], training_seconds=trial["training_seconds"],
-        chosen=trial["chosen"], seats=trial["seats"],
+        seconds_per_game=math.nan if trial["seconds_per_game"] is None else trial["seconds_per_game"],
+        training_seconds=trial["training_seconds"], chosen=trial["chosen"], seats=trial["seats"],
         objective=math.nan if trial["objective"] is None else trial["objective"],
         outcomes=None if trial["outcomes"] is None else unpack_outcomes(trial["outcomes"]),
+        code_version=trial.get("code_version"),
+        curve=(trial["curve"]["window"], unpack_outcomes(trial["curve"]["wins"])) if trial.get("curve") else None,
     )
 
 
-def chosen_trial(config: str, run: StudyRun, root: Path = Path(".")) -> Measured | None:
-    """A study's chosen trial: from its store (or record), else as its export (``config``,
-    committed beside the code) records it when the store is not here, so a lost store does not take the choice
-    and its figures with it."""
-    best = next((m for m in run.trials or [] if m.chosen), None)
-    path = root / config
-    if best is not None or run.trials is not None or not path.is_file():
-        return best
+def read_export(spec: StudySpec, root: Path = Path(".")) -> StudyRun | None:
+    """What is left of a study whose store and record are lost: its chosen trial, with its test, validation and
+    search figures, as the export its ``[report] config`` names (``root`` / config, committed beside the code)
+    records it; None when there is no such file or it is another study's choice (a later stage took its name)."""
+    config = spec.report.get("config")
+    path = root / config if config else None
+    if path is None or not path.is_file():
+        return None
     metadata = Setup.read_mapping(path).get("metadata", {})
     chosen = exported_figures(metadata)
-    if metadata.get("study") != run.spec.name or chosen is None:
+    if metadata.get("study") != spec.name or chosen is None:
         return None
-    config = Setup.load(path)
+    setup = Setup.load(path)
     low, high = chosen["search"]["wilson_95"]
-    return Measured(study=run.spec.name, number=metadata["trial"], label=config.short_name, oracle=config.is_oracle,
-                    options=metadata.get("options", {}), params={}, config=config,
+    best = Measured(study=spec.name, number=metadata["trial"], label=setup.short_name.replace("oracle-mcts", "mcts"),
+                    oracle=setup.is_oracle, options=metadata.get("options", {}), params={}, config=setup,
                     win_rate=chosen["search"]["win_rate"], low=low, high=high, games=chosen["search"]["games"],
-                    seconds_per_game=math.nan, chosen=chosen)
+                    seconds_per_game=math.nan, chosen=chosen, code_version=metadata.get("code_version"))
+    return StudyRun(spec, [best], export=config)

@@ -1,0 +1,140 @@
+"""``lotr report`` as a function of the repository: the committed report is what the study files, records and
+exports give, on any machine and at any time, and each section's kind is declared and validated."""
+
+import difflib
+import json
+import shutil
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from agents.setup import Setup
+from gamecore.errors import SpecError
+from tuning.report import RENDERERS, header, write_report
+from tuning.report_figures import curves_figure
+from tuning.report_sections import sections
+from tuning.study_file import REPORT_KINDS, load_study, parse_study
+from tuning.study_results import Measured, StudyRun, read_record, write_record
+
+REPOSITORY = Path(__file__).resolve().parent.parent
+
+
+def _repository_files(folder: str) -> list[Path]:
+    """The files of ``folder`` a fresh clone of the working tree would hold: tracked or not ignored (no stores, no
+    trial folders, no exports under a default name); every file when this is not a git work tree."""
+    listed = subprocess.run(["git", "ls-files", "--cached", "--others", "--exclude-standard", "--", folder],
+                            cwd=REPOSITORY, capture_output=True, text=True, check=False)
+    if listed.returncode != 0:
+        return [path.relative_to(REPOSITORY) for path in (REPOSITORY / folder).rglob("*") if path.is_file()]
+    return [Path(name) for name in dict.fromkeys(listed.stdout.splitlines()) if (REPOSITORY / name).is_file()]
+
+
+def test_the_committed_report_is_what_lotr_report_writes_from_the_repository_alone(tmp_path):
+    """studies/ and docs/ copied as a fresh clone has them (no store anywhere), ``lotr report`` run there with this
+    repository's code: docs/results.md, its figures and its records come out byte for byte as they are."""
+    for name in _repository_files("studies") + _repository_files("docs"):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(REPOSITORY / name, tmp_path / name)
+    before = {path.relative_to(tmp_path): path.read_bytes() for path in (tmp_path / "docs").rglob("*")
+              if path.is_file()}
+    done = subprocess.run([sys.executable, "-m", "tuning.cli", "report"], cwd=tmp_path, capture_output=True,
+                          text=True, check=False, env={"PATH": "", "PYTHONPATH": str(REPOSITORY), "HOME": str(tmp_path),
+                                                       "MPLBACKEND": "Agg"})
+    assert done.returncode == 0, done.stderr
+    after = {path.relative_to(tmp_path): path.read_bytes() for path in (tmp_path / "docs").rglob("*")
+             if path.is_file()}
+    report = Path("docs/results.md")
+    diff = "".join(difflib.unified_diff(before[report].decode().splitlines(keepends=True),
+                                        after[report].decode().splitlines(keepends=True), "committed", "written"))
+    assert after[report] == before[report], f"regenerate docs/results.md with lotr report:\n{diff[:6000]}"
+    changed = sorted(str(name) for name in after if before.get(name) != after[name])
+    assert changed == [], f"lotr report wrote files that differ from the repository's: {changed}"
+
+
+def test_every_kind_of_section_has_its_renderer():
+    assert list(RENDERERS) == list(REPORT_KINDS)
+
+
+def _study(report: str) -> dict:
+    return tomllib.loads('name = "s"\nsetup = "random-mcts-mcts"\n[space]\nbudget = { int = [1, 2] }\n'
+                        f"[report]\n{report}\n")
+
+
+@pytest.mark.parametrize("report, message", [
+    ('kind = "chart"\nsection = "x"',
+     "s.toml: report.kind = 'chart' is invalid; expected one of table, seats, margins, bounds, best, pareto"),
+    ('kind = "best"\nsection = "x"\ncolumns = ["setup"]',
+     ("s.toml: report.columns is a key of kind table, not of kind = 'best'; best takes kind, section, title, order, "
+     "note, config, published, exclude")),
+    ('section = "x"\nbounds = { "mcts" = "rl" }', "s.toml: report.bounds is a key of kind bounds, not of kind = 'table'"),
+    ('kind = "seats"\npublished = { experiment = "x" }', "s.toml: report.section is missing"),
+    ('kind = 3\nsection = "x"', "s.toml: report.kind = 3 is invalid; expected a str"),
+])
+def test_a_sections_kind_is_declared_and_takes_its_own_keys(report, message):
+    with pytest.raises(SpecError) as caught:
+        parse_study(_study(report), "s.toml")
+    assert str(caught.value).startswith(message) and "\n" not in str(caught.value)
+
+
+def test_a_report_table_without_a_kind_is_a_table_and_every_shipped_one_names_its_kind():
+    assert parse_study(_study('section = "x"\ncolumns = ["setup"]'), "s.toml").report["kind"] == "table"
+    for path in sorted((REPOSITORY / "studies").glob("*.toml")):
+        if "\n[report]" in path.read_text():
+            assert "kind" in tomllib.loads(path.read_text())["report"], path.name
+
+
+def test_the_studies_of_a_section_declare_the_same_kind():
+    one = parse_study(_study('kind = "margins"\nsection = "x"\ntitle = "X"'), "one.toml")
+    other = parse_study({**_study('section = "x"'), "name": "t"}, "other.toml")
+    with pytest.raises(SpecError, match=r"^section 'x': its studies declare different kinds: 'margins' \(one.toml\), "
+                                        r"'table' \(other.toml\)$"):
+        sections({"s": StudyRun(one, None), "t": StudyRun(other, None)})
+
+
+def test_the_report_reads_no_earlier_report(tmp_path):
+    """A study with neither store, record nor export says "no record", whatever an earlier report said of it; its
+    section keeps what its study file says (its note)."""
+    shipped = (REPOSITORY / "studies" / "openspiel-check.toml").read_text()
+    (tmp_path / "openspiel-check.toml").write_text(shipped)
+    (tmp_path / "results.md").write_text("# Results\n\n| `openspiel-check` | 5 | 500 | - | grid |\n\n"
+                                         "## An outside check\n\nrun elsewhere: 86.2%\n")
+    text = write_report([tmp_path / "openspiel-check.toml"], tmp_path / "results.md", tmp_path).read_text()
+    assert "| `openspiel-check` | no record | 500 | - | grid | - |" in text
+    section = text[text.index("## An outside check"):]
+    assert section.startswith(f"## {load_study(tmp_path / 'openspiel-check.toml').report['title']}\n\n"
+                              "Studies: `openspiel-check`: no record.\n\n500 hard deals of seed 4242")
+    assert "run elsewhere" not in text and "| 5 |" not in text
+
+
+def test_the_title_names_every_game_of_the_report():
+    runs = {spec.name: StudyRun(spec, None) for spec in map(load_study, sorted((REPOSITORY / "studies").glob("*.toml")))}
+    assert header(runs, sections(runs))[0] == ("# Results: this pipeline next to the published studies of The Lord of "
+                                               "the Rings: The Card Game, Love Letter and Carcassonne")
+
+
+def test_a_record_keeps_the_code_version_and_the_learning_curve_and_the_figure_is_drawn_from_it(tmp_path):
+    """A trained trial's learning curve (its folder's curve.csv, read with its store) goes into its record; the
+    learning curves are drawn from records alone, the same bytes each time, with nothing that changes by machine."""
+    from agents.learning.train import TrainingResult
+    from tuning.study_results import _curve
+
+    wins = np.array([episode % 3 == 0 for episode in range(200)])
+    setup = Setup.parse("random-mcts-mcts")
+    TrainingResult(setup, wins.astype(np.int8), 50, 1.0, 0.34, 60).write_curve(tmp_path / "curve.csv")  # as trained
+    window, read = _curve(tmp_path)
+    assert window == 50 and (read == wins).all() and _curve(tmp_path / "untrained") is None
+    spec = parse_study({**_study('section = "x"\ncurves = true'), "name": "curved"}, "curved.toml")
+    trial = Measured("curved", 0, "random-mcts-mcts", False, {}, {"budget": 1}, setup, 0.5, 0.4, 0.6, 100, 0.001,
+                     code_version="abc1234", curve=(window, read))
+    write_record(StudyRun(spec, [trial]), tmp_path)
+    assert json.loads((tmp_path / "records" / "curved.json").read_text())["trials"][0]["curve"]["window"] == 50
+    recorded = read_record(spec, tmp_path)
+    [back] = recorded.trials
+    assert back.code_version == "abc1234" and back.curve[0] == 50 and (back.curve[1] == wins).all()
+    first = curves_figure({"curved": recorded}, tmp_path / "a").read_bytes()
+    assert curves_figure({"curved": recorded}, tmp_path / "b").read_bytes() == first
+    assert b"atplotlib" not in first  # no Software chunk naming its version
