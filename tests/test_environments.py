@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import gametune  # noqa: F401  (registers gametune/<game>-v0, and the earlier lotr_tuning/<game>-v0 as aliases)
-from agents.environments import GameAECEnv, GameEnv
+from agents.environments import GameAECEnv, GameEnv, env, parallel_env, raw_env
 from agents.setup import Setup
 from gamecore.errors import IllegalActionError, SpecError
 from lotr_sim.decoders import MACRO_ACTIONS
@@ -162,6 +162,38 @@ def test_pettingzoo_two_player_rewards_are_zero_sum():
             final[agent] = reward
         env.step(None if terminated else rng.choice(np.flatnonzero(obs["action_mask"])))
     assert sorted(final) == ["first", "second"] and sum(final.values()) == 0.0
+
+
+@pytest.mark.parametrize("game", ["lotr", "loveletter", "carcassonne"])
+def test_pettingzoos_conventions_per_game(game):
+    """env(), raw_env(), parallel_env() and metadata["name"], checked by PettingZoo's own tests."""
+    import warnings
+
+    from pettingzoo.test import api_test, parallel_api_test
+
+    assert raw_env(game).metadata["name"] == f"{game}_v0"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # its advice (agent names like player_0, a render method) is not a failure
+        api_test(env(game), num_cycles=100)
+        parallel_api_test(parallel_env(game), num_cycles=100)
+
+
+def test_a_lotr_stage_not_pending_is_observed_as_zeros_of_its_own_size():
+    """The kernels encode the pending decision, whose encoding has another size: observing another stage used to
+    write the pending one's floats past the other's buffer (PettingZoo's parallel form observes every agent)."""
+    aec = GameAECEnv("lotr", options={"difficulty": "hard"})
+    aec.reset(seed=3)
+    rng = np.random.default_rng(0)
+    for _ in range(60):
+        if not aec.agents:
+            aec.reset()
+        pending = aec.agent_selection
+        for agent in aec.possible_agents:
+            seen = aec.observe(agent)
+            assert seen["observation"].shape == aec.observation_space(agent)["observation"].shape
+            assert agent == pending or not seen["observation"].any()
+        mask = aec.observe(pending)["action_mask"]
+        aec.step(int(rng.choice(np.flatnonzero(mask))) if not aec.terminations[pending] else None)
 
 
 @pytest.mark.slow

@@ -4,7 +4,8 @@
   registers ``gametune/<game>-v0`` for every game of ``gamecore.names()``, so that
   ``gymnasium.make("gametune/loveletter-v0", opponent="dp")`` works (``register_environments`` again after
   ``gamecore.register`` adds a game); the ids of earlier versions, ``lotr_tuning/<game>-v0``, stay as aliases.
-- ``GameAECEnv`` (PettingZoo AEC): the roles as agents, the observation a dict with the action mask.
+- ``GameAECEnv`` (PettingZoo AEC): the roles as agents, the observation a dict with the action mask; PettingZoo's
+  ``env``, ``raw_env`` and ``parallel_env`` of a game.
 
 Both read the game's encoders and action spaces (``Game.encoders``, ``Game.action_spaces``) through ``Match``.
 """
@@ -14,7 +15,7 @@ from __future__ import annotations
 import gymnasium
 
 import gamecore
-from agents.environments.aec_env import GameAECEnv
+from agents.environments.aec_env import GameAECEnv, env, parallel_env, raw_env
 from agents.environments.gym_env import GameEnv
 from agents.environments.match import Match
 
@@ -41,4 +42,4 @@ def register_environments() -> list[str]:
 
 register_environments()
 
-__all__ = ["GameAECEnv", "GameEnv", "Match", "environment_id", "register_environments"]
+__all__ = ["GameAECEnv", "GameEnv", "Match", "env", "environment_id", "parallel_env", "raw_env", "register_environments"]

@@ -10,6 +10,10 @@ loss, 0 for a draw, to every agent of the player (LOTR's agents share the one pl
 the game as a loss for its player (``illegal="raise"``: IllegalActionError in one line). ``reset(seed)`` deals
 from a generator seeded by ``seed`` (without one, the next deal of the current generator); a game that ends
 before an agent's first decision is dealt again.
+
+PettingZoo's conventions, per game: ``raw_env("loveletter")`` is the environment, ``env(...)`` it wrapped as
+PettingZoo's own games are (bounds checked, order enforced), ``parallel_env(...)`` its parallel form (the agent
+whose turn it is acts; PettingZoo's turn-based conversion); ``metadata["name"]`` is ``"<game>_v0"``.
 """
 
 from __future__ import annotations
@@ -18,7 +22,9 @@ from typing import Any, ClassVar
 
 import gymnasium as gym
 import numpy as np
-from pettingzoo import AECEnv
+from pettingzoo import AECEnv, ParallelEnv
+from pettingzoo.utils import wrappers
+from pettingzoo.utils.conversions import turn_based_aec_to_parallel
 
 import gamecore
 from agents.batch import GAME_OVER
@@ -30,13 +36,14 @@ from gamecore.interface import Game
 class GameAECEnv(AECEnv):
     """``game`` with its roles as agents (the module docstring)."""
 
-    metadata: ClassVar[dict] = {"render_modes": [], "name": "lotr_tuning", "is_parallelizable": False}
+    metadata: ClassVar[dict] = {"render_modes": [], "name": "gametune", "is_parallelizable": False}
 
-    def __init__(self, game: Game | str = gamecore.DEFAULT_GAME, encoder: str | None = None,
+    def __init__(self, game: Game | str, encoder: str | None = None,
                  action_space: str | None = None, options: dict[str, Any] | None = None,
                  setup: Setup | str | None = None, illegal: str = "lose"):
         super().__init__()
         game = gamecore.load(game)
+        self.metadata = {**type(self).metadata, "name": f"{game.name}_v0"}  # PettingZoo's name of the environment
         self.possible_agents = learned_roles(game, game.encoder(encoder) if encoder else 0,
                                              game.action_space(action_space) if action_space else 0)
         self.match = Match(setup_of(game, setup), self.possible_agents, options, encoder, action_space, illegal)
@@ -86,3 +93,19 @@ class GameAECEnv(AECEnv):
         else:
             self.agent_selection = self.match.game.roles[self.match.role]
         self._accumulate_rewards()
+
+
+def raw_env(game: Game | str, **kwargs: Any) -> GameAECEnv:
+    """``game`` as a PettingZoo AEC environment (PettingZoo's ``raw_env``); ``kwargs``: ``GameAECEnv``'s."""
+    return GameAECEnv(game, **kwargs)
+
+
+def env(game: Game | str, **kwargs: Any) -> AECEnv:
+    """``raw_env`` wrapped as PettingZoo's own games are: an action out of bounds and calls out of order fail."""
+    return wrappers.OrderEnforcingWrapper(wrappers.AssertOutOfBoundsWrapper(raw_env(game, **kwargs)))
+
+
+def parallel_env(game: Game | str, **kwargs: Any) -> ParallelEnv:
+    """``raw_env`` in PettingZoo's parallel API: each step takes every agent's action and plays the one whose turn
+    it is (``turn_based_aec_to_parallel``)."""
+    return turn_based_aec_to_parallel(raw_env(game, **kwargs))

@@ -36,7 +36,7 @@ class GameEnv(gym.Env):
 
     metadata: ClassVar[dict] = {"render_modes": []}
 
-    def __init__(self, game: Game | str = gamecore.DEFAULT_GAME, role: str | None = None,
+    def __init__(self, game: Game | str, role: str | None = None,
                  opponent: Setup | str | None = None, encoder: str | None = None, action_space: str | None = None,
                  options: dict[str, Any] | None = None, illegal: str = "lose", reward: str = "outcome",
                  margin_scale: float = 100.0):

@@ -101,9 +101,12 @@ class Match:
                 return
 
     def observe(self, role: int) -> np.ndarray:
-        """What ``role``'s player sees now, by the match's encoder."""
-        out = np.empty(self.sizes[role], np.float32)
-        self.kernels.encode(self.state, self.encoding, self.player(role), out)
+        """What ``role``'s player sees now, by the match's encoder; zeros for a decision kind (LOTR's stages) that
+        is not pending, whose encoding the kernels cannot write (they encode the pending decision's, of another
+        size)."""
+        out = np.zeros(self.sizes[role], np.float32)
+        if self.game.by_seat or role == self.role:
+            self.kernels.encode(self.state, self.encoding, self.player(role), out)
         return out
 
     def mask(self, role: int) -> np.ndarray:
