@@ -18,6 +18,7 @@ from carcassonne_sim.encoding import (
     SLOT_SIZE,
 )
 from carcassonne_sim.published import EXPLORATION, PUBLISHED, ROLLOUTS_PER_STEP
+from carcassonne_sim.state_check import check_state
 from carcassonne_sim.tiles import KIND_NAMES, LETTERS, MAX_SEGMENTS, N_SEGMENTS, segment_name
 from gamecore.errors import IllegalActionError
 from gamecore.interface import ActionSpace, Encoder, Game, Preset
@@ -49,6 +50,7 @@ class CarcassonneState(FlatState):
 
     kernels = K
     decision = "place"
+    check_state = staticmethod(check_state)  # what from_json refuses
 
     def __init__(self, seed: int = 0, trace: bool = False):
         super().__init__(seed, np.zeros(0, np.int64), trace)

@@ -71,7 +71,7 @@ class GameState:
     events for ``trace_text()``.
     """
 
-    __slots__ = ("_s", "_events")
+    __slots__ = ("_events", "_s")
 
     def __init__(self, difficulty: str = "hard", seed: int = 0, *, full_scenario: bool = False,
                  rules: str = "corrected", trace: bool = False):
@@ -266,10 +266,10 @@ class GameState:
         in two zones, a deck position beyond its deck, a hero in the staging area)."""
         try:
             if not isinstance(text, (str, bytes, bytearray)):
-                raise ValueError(f"expected a string, got {type(text).__name__}")
+                raise ValueError(f"expected a string, got {type(text).__name__}")  # noqa: TRY004
             try:
                 data = json.loads(text)
-            except ValueError as error:  # JSONDecodeError, UnicodeDecodeError
+            except (ValueError, RecursionError) as error:  # JSONDecodeError, UnicodeDecodeError; nested too deep
                 raise ValueError(f"not valid JSON: {error}") from None
             array = state_from_dict(data)
             check_consistency(data)
@@ -328,7 +328,7 @@ class GameState:
 class LegalActions(Sequence):
     """The legal actions of one decision, decoded on access."""
 
-    __slots__ = ("stage", "_slots", "_options", "_rows")
+    __slots__ = ("_options", "_rows", "_slots", "stage")
 
     def __init__(self, stage: Stage, slots: np.ndarray, options: np.ndarray, rows: np.ndarray):
         self.stage = stage
@@ -399,7 +399,7 @@ def _shown(value) -> str:
 
 def _integer(value, name: str) -> int:
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
-        raise ValueError(f"{name}: expected an integer, got {_shown(value)}")
+        raise ValueError(f"{name}: expected an integer, got {_shown(value)}")  # noqa: TRY004
     if not -(2**63) <= value < 2**63:
         raise ValueError(f"{name}: {value} is out of range")
     return int(value)
@@ -409,7 +409,7 @@ def state_from_dict(data: dict) -> np.ndarray:
     """Rebuild a state array from ``state_to_dict`` data, checking every field's presence and type
     (ValueError naming the field). Whether the fields agree is ``check_consistency``'s business."""
     if not isinstance(data, dict):
-        raise ValueError(f"expected an object, got {'null' if data is None else type(data).__name__}")
+        raise ValueError(f"expected an object, got {'null' if data is None else type(data).__name__}")  # noqa: TRY004
     if data.get("format") != "lotr_sim.state/1":
         raise ValueError(f"format: expected 'lotr_sim.state/1', got {_shown(data.get('format'))}")
     S = np.zeros(L.STATE_SIZE, np.int64)
@@ -438,7 +438,8 @@ def state_from_dict(data: dict) -> np.ndarray:
         if (
             not isinstance(exhausted, list)
             or len(exhausted) != N_CARDS
-            or any(isinstance(flag, (list, dict)) or flag not in (0, 1) for flag in exhausted)
+            or any(isinstance(flag, (bool, np.bool_)) or not isinstance(flag, (int, np.integer)) or flag not in (0, 1)
+                   for flag in exhausted)
         ):
             raise ValueError(f"exhausted: expected a list of {N_CARDS} flags (0 or 1), got {_shown(exhausted)}")
         S[L.EXHAUSTED_MASK] = sum(int(flag) << card for card, flag in enumerate(exhausted))

@@ -7,13 +7,14 @@ from typing import Any
 
 import numpy as np
 
-from gamecore.interface import ActionSpace, Command, Encoder, Game, Preset, PythonAgent
 from gamecore.errors import IllegalActionError
+from gamecore.interface import ActionSpace, Command, Encoder, Game, Preset, PythonAgent
 from gamecore.params import Param
 from gamecore.state import FlatState
 from loveletter_sim import kernels as K
 from loveletter_sim.encoding import ENCODING_SIZE, N_DIRECT
 from loveletter_sim.published import PUBLISHED
+from loveletter_sim.state_check import check_state
 
 CARD_NAMES = ("", "Guard", "Priest", "Baron", "Maid", "Prince", "King", "Countess", "Princess")
 TARGETS = ("opponent", "self")
@@ -63,6 +64,7 @@ class LoveLetterState(FlatState):
     """A two-player game of classic Love Letter (``docs/loveletter-rules.md``)."""
 
     kernels = K
+    check_state = staticmethod(check_state)  # what from_json refuses
 
     def __init__(self, seed: int = 0, trace: bool = False, opening: str = RANDOM_OPENING):
         super().__init__(seed, option_codes(GAME.check_options({"opening": opening})), trace)

@@ -6,12 +6,16 @@ agents read only its visible part) and returns, per row, the action of the
 agent that the setup assigns to the pending decision, as a dict with its
 ``role`` and fields (LOTR's ``Plan(buy=...)`` gives ``{"role": "planning",
 "buy": [...]}``; an action that is a plain value gives ``{"role": ...,
-"action": value}``).
+"action": value}``). Each state is checked before it is played (the game's
+``state_from_json``): a row that is no state the game's compiled code can
+safely play fails in one line naming the row.
 
 The model carries what it needs where it is served (``mlflow models serve``
 in a fresh environment): the project's packages as its code (``code/``, put
 first on the path when it loads) and the third-party packages they import,
-pinned at the versions it was built with (``requirements``).
+pinned at the versions it was built with (``requirements``). Loading a model
+runs the code it carries (its packages and its pickled ``AgentModel``): load
+only models from a trusted source.
 """
 
 from __future__ import annotations
@@ -50,8 +54,11 @@ class AgentModel(mlflow.pyfunc.PythonModel):
         seed = int((params or {}).get("seed", 0))
         game = self.setup.game
         actions = []
-        for text in model_input["state"]:
-            state = game.state_from_json(text)
+        for row, text in enumerate(model_input["state"]):
+            try:
+                state = game.state_from_json(text)
+            except ValueError as error:  # SpecError included: one line naming the field
+                raise ValueError(f"row {row} of the input: {error}") from None
             role = self.setup.role_of(state)
             action = Agent(getattr(self.setup, role), seed).act(state)
             fields = dataclasses.asdict(action) if dataclasses.is_dataclass(action) else {"action": action}

@@ -4,11 +4,27 @@ from __future__ import annotations
 
 import numpy as np
 
-from gamecore.errors import IllegalActionError
+from gamecore.errors import IllegalActionError, SpecError
 from gamecore.interface import ActionSpace, Encoder, Game
 from gamecore.params import Param
-from gamecore.state import FlatState
+from gamecore.state import FlatState, within
 from nim_sim import kernels as K
+
+MOST_PILE = 10_000  # the largest pile option
+NAMES = {K.PILE: "PILE", K.TO_MOVE: "TO_MOVE", K.WINNER: "WINNER", K.MOVES: "MOVES", K.MAX_TAKE: "MAX_TAKE"}
+
+
+def check_state(S: np.ndarray) -> None:
+    """SpecError (one line) unless the kernels can play ``S``: a pile and a take within the options' ranges (a take
+    of 0 would never end a game), a player to move, a winner only once the pile is empty."""
+    within(S, NAMES, K.PILE, 0, MOST_PILE, "stones")
+    within(S, NAMES, K.MAX_TAKE, 1, K.MOST_TAKE, "stones")
+    within(S, NAMES, K.TO_MOVE, 0, 1, "a player")
+    within(S, NAMES, K.WINNER, -1, 1, "a player (-1: none yet)")
+    within(S, NAMES, K.MOVES, 0, MOST_PILE, "moves")
+    problems = broken(S)
+    if problems:
+        raise SpecError(f"the fields disagree: {problems[0]}")
 
 
 class NimState(FlatState):
@@ -16,6 +32,7 @@ class NimState(FlatState):
 
     kernels = K
     decision = "take"
+    check_state = staticmethod(check_state)  # what from_json refuses
 
     def __init__(self, seed: int = 0, pile: int = 0, max_take: int = 3, trace: bool = False):
         super().__init__(seed, np.array([pile, max_take], np.int64), trace)
@@ -64,7 +81,7 @@ GAME = Game(
     roles=ROLES,
     policies=("random", "optimal"),
     options=(
-        Param("pile", int, 0, 0, 10_000, help="stones at the start; 0 draws 10-30 from the deal seed"),
+        Param("pile", int, 0, 0, MOST_PILE, help="stones at the start; 0 draws 10-30 from the deal seed"),
         Param("max_take", int, 3, 1, 100, help="most stones taken in one move"),
     ),
     option_codes=lambda options: np.array([options["pile"], options["max_take"]], np.int64),
