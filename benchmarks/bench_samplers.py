@@ -32,7 +32,8 @@ import optuna
 
 from agents.evaluation import evaluate_setup, warm_up
 from tuning.samplers import SAMPLERS
-from tuning.study_file import StudySpec, load_study
+from tuning.study_file import load_study
+from tuning.study_spec import StudySpec
 
 STUDY = Path(__file__).resolve().parent.parent / "studies" / "mcts-hpo.toml"
 

@@ -1,4 +1,5 @@
-"""Actions: one immutable, hashable, readable type per decision stage.
+"""Actions: one immutable, hashable, readable type per decision stage; and the labelled enums of a game's course
+(its stages, its outcome).
 
 Actions name cards by id (RULES.md), so equal actions compare equal across
 clones and determinizations. Constructors put their fields in canonical
@@ -30,6 +31,15 @@ class LabelledEnum(IntEnum):
 
     def __format__(self, spec: str) -> str:
         return format(self.label, spec)
+
+
+class Outcome(LabelledEnum):
+    """How a game stands: ongoing, or how it ended."""
+
+    ONGOING = L.ONGOING
+    WIN = L.WIN
+    LOST_BY_THREAT = L.LOST_BY_THREAT
+    LOST_BY_HEROES = L.LOST_BY_HEROES
 
 
 class Stage(LabelledEnum):

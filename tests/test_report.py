@@ -16,8 +16,9 @@ from agents.setup import Setup
 from gamecore.errors import SpecError
 from tuning.report import RENDERERS, header, write_report
 from tuning.report_figures import curves_figure
+from tuning.report_keys import REPORT_KINDS
 from tuning.report_sections import sections
-from tuning.study_file import REPORT_KINDS, load_study, parse_study
+from tuning.study_file import load_study, parse_study
 from tuning.study_results import Measured, StudyRun, read_record, write_record
 
 REPOSITORY = Path(__file__).resolve().parent.parent

@@ -1,10 +1,9 @@
-"""The game interface is real: Nim (``tests/nim_sim``, a package and nothing else) plugs in, and the
-agents, the two-player evaluation and a TPE study run on it unchanged."""
+"""The game interface is real: Nim (``examples/nim``, a package installed beside gametune and found by its
+entry point) plugs in, and the agents, the two-player evaluation and a TPE study run on it unchanged."""
 
 import json
 import subprocess
 import sys
-from pathlib import Path
 
 import numpy as np
 import optuna
@@ -18,8 +17,6 @@ from agents.setup import Setup
 from agents.specs import AgentSpec, SpecError, agent_names
 from tuning.orchestrator import run_study
 from tuning.study_file import load_study
-
-TESTS = Path(__file__).resolve().parent
 
 
 def winning_take(pile: int, max_take: int = 3) -> int:
@@ -114,8 +111,8 @@ def test_setups_and_configurations_name_their_game(tmp_path):
 
 
 def test_cli_evaluates_and_plays_the_game(capsys):
-    """The game found on PYTHONPATH by a fresh process (``lotr play``); evaluated and refused in this one."""
-    env = {"PYTHONPATH": str(TESTS), "PATH": "/usr/bin:/bin"}
+    """The game found by its entry point by a fresh process (``lotr play``); evaluated and refused in this one."""
+    env = {"PATH": "/usr/bin:/bin"}
     played = subprocess.run([sys.executable, "-m", "tuning.cli", "play", "--game", "nim", "--setup", "optimal-random",
                              "--option", "pile=9"], capture_output=True, text=True, env=env, check=True)
     assert played.stdout.startswith("player 0 takes 1, 8 left") and "winner: player 0" in played.stdout

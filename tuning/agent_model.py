@@ -27,6 +27,7 @@ import importlib.metadata
 import logging
 import os
 import shutil
+import sys
 import tempfile
 from pathlib import Path
 
@@ -40,9 +41,16 @@ from mlflow.types.schema import Object, Property
 class AgentModel(mlflow.pyfunc.PythonModel):
     _skip_type_hint_validation = True  # input: a frame of JSON states, validated by the game's from_json
 
+    def __init__(self, game_module: str):
+        self.game_module = game_module  # the module of the game's GAME, in the model's code (an installed game's
+        # entry point is not where the model is served)
+
     def load_context(self, context) -> None:
+        import gamecore
         from agents.setup import Setup
 
+        if getattr(self, "game_module", None):  # models registered before it was recorded: a game found by name
+            gamecore.register(importlib.import_module(self.game_module).GAME)
         self.setup = Setup.load(context.artifacts["config"])
 
     def predict(self, context, model_input, params=None) -> list[dict]:
@@ -99,6 +107,11 @@ def _code(setup, folder: Path) -> list[str]:
     return copies
 
 
+def game_module(game) -> str:
+    """The name of the module whose ``GAME`` is ``game`` (``lotr_sim.game``, an installed game's own)."""
+    return next(name for name, module in list(sys.modules.items()) if getattr(module, "GAME", None) is game)
+
+
 def register_agent(tracking_uri: str, run_id: str, name: str, config: Path, description: str, tags: dict) -> str:
     """Log ``config`` (and the weights beside it) as the pyfunc model of ``run_id`` (the chosen trial's run: the
     version's source), register it as ``name`` with the alias ``best``, with ``description`` and ``tags`` on
@@ -118,7 +131,7 @@ def register_agent(tracking_uri: str, run_id: str, name: str, config: Path, desc
     before = client.get_run(run_id).info
     with _tracking_uri(tracking_uri), mlflow.start_run(run_id=run_id), tempfile.TemporaryDirectory() as folder:
         info = mlflow.pyfunc.log_model(
-            name="agent", python_model=AgentModel(), artifacts=artifacts, registered_model_name=name,
+            name="agent", python_model=AgentModel(game_module(game)), artifacts=artifacts, registered_model_name=name,
             code_paths=_code(setup, Path(folder)), pip_requirements=requirements(setup), signature=SIGNATURE,
             input_example=example,
         )

@@ -23,7 +23,7 @@ from agents.interruption import deferred
 from agents.setup import Setup
 from tuning.outcomes import OUTCOMES, GameOutcomes, pack_outcomes
 from tuning.pruners import PRUNERS
-from tuning.study_file import StudySpec
+from tuning.study_spec import StudySpec
 
 REPORTS = 20  # pruning decisions per trial, at most
 

@@ -37,8 +37,8 @@ from tuning.samplers import SAMPLERS
 from tuning.selection import finish, is_finished
 from tuning.storage import check_storage, driver_identity, driver_lock, set_driver, storage_for
 from tuning.storage_url import storage_url, trials_folder
-from tuning.study_file import StudySpec
 from tuning.study_record import StudyResult, close_abandoned, counted, kept, open_study, study_result
+from tuning.study_spec import StudySpec
 from tuning.supervision import compile_agents, run_workers, share_workers
 from tuning.tracking import Tracker, close_stale_runs, code_version
 from tuning.tracking_store import check_tracking_store

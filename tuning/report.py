@@ -54,7 +54,7 @@ class Renderer:
     figure: Callable[[Section, dict[str, StudyRun], Path], Path | None] | None = None
 
 
-# a section's kind (its studies' ``[report] kind``; the keys each takes: tuning.study_file.REPORT_KINDS)
+# a section's kind (its studies' ``[report] kind``; the keys each takes: tuning.report_keys.REPORT_KINDS)
 RENDERERS: dict[str, Renderer] = {
     "table": Renderer(section_markdown, section_figure),
     "seats": Renderer(seats_section),

@@ -1,7 +1,7 @@
 """The report's sections: one published experiment each, as the ``[report]`` tables of the study files declare it.
 
 A ``Section`` names its kind (``[report] kind``, one of
-``tuning.study_file.REPORT_KINDS``: a table of rows against published ones,
+``tuning.report_keys.REPORT_KINDS``: a table of rows against published ones,
 per-seat rows, score margins, ORACLE bounds, a best agent's test figure or a
 Pareto front), its studies, the columns that key a row (setup, a game option,
 search, study or a parameter), the published rows it is compared with and its
@@ -16,8 +16,9 @@ from dataclasses import dataclass, field
 from gamecore.errors import SpecError
 from gamecore.interface import Game, imported
 from gamecore.published import Published
-from tuning.study_file import REPORT_KIND, StudySpec
+from tuning.report_keys import REPORT_KIND
 from tuning.study_results import Measured, StudyRun
+from tuning.study_spec import StudySpec
 
 
 @dataclass(frozen=True)

@@ -33,7 +33,7 @@ from tuning.space import Domain
 from tuning.storage import COUNTED
 
 if TYPE_CHECKING:
-    from tuning.study_file import StudySpec
+    from tuning.study_spec import StudySpec
 
 
 class TrialLoop(Protocol):

@@ -28,8 +28,8 @@ from agents.evaluation import Evaluation, evaluate_setup
 from agents.interruption import deferred
 from agents.setup import Setup
 from tuning.agent_model import register_agent
-from tuning.study_file import StudySpec
 from tuning.study_plots import write_study_figures
+from tuning.study_spec import StudySpec
 from tuning.tracking import Tracker
 
 FIGURES = ("test", "validation", "search")  # the figures of a chosen trial, in its export's metadata

@@ -100,30 +100,27 @@ capped by ``gamecore.params.LIMITS``, which ``load_study(path, limits=False)``
 
 from __future__ import annotations
 
-import functools
 import itertools
 import math
 import re
 import tomllib
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import gamecore
-from agents.evaluation import SEATS, sides
+from agents.evaluation import SEATS
 from agents.executors import EXECUTORS
 from agents.setup import Setup
 from agents.specs import SpecError
 from gamecore.interface import Game
 from gamecore.params import LIMITS, over_cap
-from gamecore.redaction import redact
 from tuning.pruners import PRUNERS
+from tuning.report_keys import check_report
 from tuning.samplers import SAMPLERS
 from tuning.space import Domain
 from tuning.storage import Liveness
+from tuning.study_spec import CONTEXT, METRICS, StudySpec
 
-METRICS = {"win_rate": "maximize", "seconds_per_game": "minimize", "margin": "maximize"}  # margin: two-player games
-# whose per-seat metrics give it (Carcassonne's Eq. 4), the evaluated agent's mean score minus the opponent's
 SECTIONS = {
     "objective": {"metrics": ["win_rate"], "games": 200, "seed": 0, "seat": "both"},
     "validation": {"top_k": 3, "games": 2000, "seed": 1_000_003},
@@ -145,154 +142,7 @@ SECTIONS = {
     "mlflow": {"tracking_uri": None, "experiment": None},
 }
 TOP_KEYS = ("name", "game", "setup", "options", "fixed", "space", "report", *SECTIONS)  # and the game's options
-# [report]: the study's section of ``lotr report`` (tuning.report), with the type of each key
-REPORT_KEYS = {"kind": str, "section": str, "title": str, "order": int, "note": str, "columns": list, "reason": str,
-               "published": dict, "exclude": dict, "best_per": list, "detail": str, "figure": dict, "values": dict,
-               "curves": bool, "reference": str, "config": str, "bounds": dict, "pairs": list,
-               "as_published": bool, "beside": str}
-REPORT_COMMON = ("kind", "section", "title", "order", "note")  # every kind's: which section, where, what under it
-# each kind of section (its renderer: tuning.report.RENDERERS) and the keys it takes besides the common ones
-REPORT_KINDS = {
-    "table": ("columns", "reason", "published", "exclude", "best_per", "detail", "figure", "values", "curves",
-              "reference", "pairs", "as_published", "beside"),  # our rows against the published ones
-    "seats": ("reason", "published", "exclude"),  # a two-player game: each seat's rate and measures
-    "margins": (),  # a study whose objective is the score margin: its trials, best first
-    "bounds": ("bounds",),  # ORACLE searches as upper bounds of the published rows of the setups they bound
-    "best": ("config", "published", "exclude"),  # the exported agent's test figure against one published row
-    "pareto": (),  # a two-objective study's Pareto front
-}
-REPORT_KIND = "table"  # a [report] table that names no kind
 POSITIVE = {"games", "episodes", "envs", "n_trials", "workers", "heartbeat_interval", "grace_period"}
-CONTEXT = ("setup",)  # a searched choice that picks a trial's setup, not a parameter (game options are the others)
-
-
-@dataclass(frozen=True)
-class StudySpec:
-    """A validated study file."""
-
-    name: str
-    setup: Setup  # the first searched setup (with the fixed values it has) when setup is searched
-    space: tuple[Domain, ...]
-    metrics: tuple[str, ...]
-    games: int
-    seed: int
-    validation_top_k: int
-    validation_games: int
-    validation_seed: int
-    test_games: int
-    test_seed: int
-    episodes: int
-    envs: int
-    sampler: str
-    sampler_seed: int
-    pruner: str
-    n_trials: int
-    timeout: float | None
-    workers: int
-    storage: str | None
-    tracking_uri: str | None
-    experiment: str
-    source: str = "study"
-    fixed: tuple[tuple[str, Any], ...] = ()
-    liveness: Liveness = field(default_factory=Liveness)
-    game: Game = None  # type: ignore[assignment]  # None: the default game
-    options: tuple[tuple[str, Any], ...] = ()  # the game's options that are not searched, defaults filled in
-    report: dict = field(default_factory=dict, compare=False)  # its [report] table
-    seat: str = "both"  # a two-player game: the seat(s) of the evaluated agent (first, second, both)
-    searched_options: tuple[str, ...] = ()  # game options in [space], e.g. LOTR's difficulty, Love Letter's opening
-    executor: str = "local"  # where a trial's, the validation's and the test's games run: local | ray
-    ray_address: str | None = None  # executor ray: the cluster (None: a local Ray instance)
-    training_setup: str = ""  # the setup the networks train in ("": the trial's own)
-
-    def __post_init__(self):
-        object.__setattr__(self, "game", gamecore.load(self.game or gamecore.DEFAULT_GAME))
-
-    @functools.cached_property
-    def setups(self) -> tuple[Setup, ...]:
-        """Every setup a trial can play (one unless the setup is searched)."""
-        domain = self.domain("setup")
-        return (self.setup,) if domain is None else tuple(self.trial_setup({"setup": s}) for s in domain.choices)
-
-    @property
-    def games_per_trial(self) -> int:
-        """Games a complete trial plays: ``games`` deals in each seat it is evaluated in."""
-        return self.games * len(sides(self.setups[0], self.seat))
-
-    @property
-    def trains(self) -> bool:
-        """Whether trials may train rl stages first."""
-        return any(setup.has_trained_agents for setup in self.setups)
-
-    @property
-    def setup_label(self) -> str:
-        """The setup's short form, or the searched ones joined by " | "."""
-        domain = self.domain("setup")
-        return self.setup.short_name if domain is None else " | ".join(domain.choices)
-
-    def domain(self, name: str) -> Domain | None:
-        """The searched domain of ``name``, or None when it is not searched."""
-        return next((d for d in self.space if d.name == name), None)
-
-    @property
-    def directions(self) -> list[str]:
-        return [METRICS[m] for m in self.metrics]
-
-    def trial_setup(self, params: dict[str, Any]) -> Setup:
-        """The setup of a trial with these searched values."""
-        params = {k: v for k, v in params.items() if k not in self.searched_options}
-        if "setup" not in params:
-            return self.setup.with_params(params, where=f"{self.source}: space")
-        base = Setup.parse(params.pop("setup"), self.game)
-        values = {k: v for k, v in {**dict(self.fixed), **params}.items() if base.has_param(k)}
-        return base.with_params(values, where=f"{self.source}: setup {base.short_name}")
-
-    def trial_training_setup(self, setup: Setup, params: dict[str, Any]) -> Setup:
-        """The setup a trial's networks train in: ``[training] setup`` (e.g. ``rl-rl``, self-play) with the trial's
-        values that fit it, else the trial's own ``setup``."""
-        if not self.training_setup:
-            return setup
-        base = Setup.parse(self.training_setup, self.game)
-        values = {k: v for k, v in {**dict(self.fixed), **params}.items() if base.has_param(k)}
-        return base.with_params(values, where=f"{self.source}: training.setup")
-
-    def trial_options(self, params: dict[str, Any]) -> dict[str, Any]:
-        """The game options a trial with these searched values plays (a searched one it lacks: its first choice)."""
-        searched = {name: params.get(name, self.domain(name).choices[0]) for name in self.searched_options}
-        return dict(self.options) | searched
-
-    @property
-    def options_label(self) -> str:
-        """The game options as a person reads them: ``difficulty hard``, a searched one as ``opening searched``."""
-        fixed = [f"{k} {v}" for k, v in self.options if not isinstance(v, bool) or v]
-        return ", ".join([*fixed, *(f"{name} searched" for name in self.searched_options)])
-
-    def resolved(self, storage: str, tracking_uri: str) -> str:
-        """The study as it will run, on these stores (``lotr tune run --dry-run``)."""
-        lines = [
-            f"study {self.name}: {self.game}" + (f" ({self.options_label})" if self.options_label else "")
-            + f", setup {self.setup if self.domain('setup') is None else 'searched'}",
-            "fixed: " + (", ".join(f"{k} = {v!r}" for k, v in self.fixed) or "nothing"),
-            "space:",
-            *(f"  {domain}" for domain in self.space),
-            (f"objective: {', '.join(f'{m} ({METRICS[m]})' for m in self.metrics)} over games 0..{self.games - 1}"
-            f" of seed {self.seed}"),
-            f"validation: top {self.validation_top_k} trials on {self.validation_games} games of seed "
-            f"{self.validation_seed}; test: the chosen one on {self.test_games} games of seed {self.test_seed}"
-            if self.validation_top_k else "validation: none (validation.top_k = 0): no validation, test or export",
-            f"search: {self.sampler} sampler (seed {self.sampler_seed}), {self.pruner} pruner, {self.n_trials} trials"
-            + (f", timeout {self.timeout:g} s" if self.timeout else "")
-            + f", {self.workers} worker{'s' if self.workers > 1 else ''}"
-            + (f", each trial's games on the Ray cluster {redact(self.ray_address or '(a local instance)')}"
-               if self.executor == "ray" else ""),
-            (f"storage: {redact(storage)} (heartbeat every {self.liveness.heartbeat_interval} s, a worker silent for "
-            f"{self.liveness.grace_period} s counts as dead)"),
-            f"MLflow: {redact(tracking_uri)}, experiment {self.experiment}",
-        ]
-        if self.trains:
-            training = f"training: {self.episodes} episodes per trial, {self.envs} games per step"
-            training += f", in the setup {self.training_setup}" if self.training_setup else ""
-            lines.insert(3 + len(self.space), training)
-        return "\n".join(lines)
 
 
 def load_study(path: str | Path, limits: bool = True) -> StudySpec:
@@ -446,7 +296,7 @@ def parse_study(data: dict, source: str = "study", limits: bool = True) -> Study
     n_trials = search["n_trials"] if n_trials is None else n_trials
     if beyond := over_cap("n_trials", n_trials, limits):  # the sampler's own count (a grid's combinations)
         raise SpecError(f"{source}: search.n_trials = {n_trials} (the sampler's count) is invalid; expected {beyond}")
-    report = _check_report(data.get("report", {}), source)
+    report = check_report(data.get("report", {}), source)
     return StudySpec(
         name=name,
         setup=setups[0],
@@ -499,44 +349,6 @@ def _training_setup(text: str, setups: list[Setup], game: Game, source: str) -> 
         if missing:
             raise SpecError(f"{where}: it trains no network for {', '.join(missing)}; expected rl there")
     return text
-
-
-def _check_report(report: Any, source: str) -> dict:
-    """A study file's ``[report]`` table: known keys of the right types, finite numbers, a section, and a kind
-    (``REPORT_KINDS``, ``table`` when none is named) whose keys they all are; the kind is set in the result."""
-    if not isinstance(report, dict):
-        raise SpecError(f"{source}: report = {report!r} is invalid; expected a table")
-    for key, value in report.items():
-        if key not in REPORT_KEYS:
-            raise SpecError(f"{source}: unknown key report.{key}; valid: {', '.join(REPORT_KEYS)}")
-        if not isinstance(value, REPORT_KEYS[key]) or (REPORT_KEYS[key] is int and isinstance(value, bool)):
-            raise SpecError(f"{source}: report.{key} = {value!r} is invalid; expected a {REPORT_KEYS[key].__name__}")
-        _check_finite(value, f"{source}: report.{key}")
-    if not report:
-        return report
-    kind = report.get("kind", REPORT_KIND)
-    if kind not in REPORT_KINDS:
-        raise SpecError(f"{source}: report.kind = {kind!r} is invalid; expected one of {', '.join(REPORT_KINDS)}")
-    if "section" not in report:
-        raise SpecError(f"{source}: report.section is missing; expected the name of the study's section")
-    for key in report:
-        if key not in REPORT_COMMON and key not in REPORT_KINDS[kind]:
-            others = ", ".join(name for name, keys in REPORT_KINDS.items() if key in keys)
-            raise SpecError(f"{source}: report.{key} is a key of kind {others}, not of kind = {kind!r}; "
-                            f"{kind} takes {', '.join((*REPORT_COMMON, *REPORT_KINDS[kind]))}")
-    return {**report, "kind": kind}
-
-
-def _check_finite(value: Any, where: str) -> None:
-    """No NaN or infinity anywhere in ``value`` (a [report] value: its published rates, its figure's numbers)."""
-    if isinstance(value, float) and not math.isfinite(value):
-        raise SpecError(f"{where} = {value!r} is invalid; expected a finite number")
-    if isinstance(value, dict):
-        for key, inner in value.items():
-            _check_finite(inner, f"{where}.{key}")
-    elif isinstance(value, list):
-        for index, inner in enumerate(value):
-            _check_finite(inner, f"{where}[{index}]")
 
 
 def _check_fits(values: dict[str, Any], setups: list[Setup], where: str) -> None:

@@ -8,7 +8,7 @@ from pathlib import Path
 import optuna
 
 from gamecore.atomic import atomic_path, write_atomically
-from tuning.study_file import StudySpec
+from tuning.study_spec import StudySpec
 
 PLOTS = ("optimization_history", "param_importances", "parallel_coordinate")
 

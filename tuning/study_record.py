@@ -29,7 +29,8 @@ from tuning.samplers import SAMPLERS
 from tuning.selection import describe_choice, export
 from tuning.storage import COUNTED, fail_stale, has_heartbeats, retry, storage_for, storage_object
 from tuning.storage_url import local_store
-from tuning.study_file import StudySpec, load_study
+from tuning.study_file import load_study
+from tuning.study_spec import StudySpec
 
 
 def open_study(spec: StudySpec, storage: str, worker: int = 0) -> optuna.Study:

@@ -32,7 +32,8 @@ from tuning.outcomes import OUTCOMES, pack_outcomes, unpack_outcomes
 from tuning.selection import exported_figures
 from tuning.storage import storage_for, storage_object
 from tuning.storage_url import local_store
-from tuning.study_file import StudySpec, load_study
+from tuning.study_file import load_study
+from tuning.study_spec import StudySpec
 
 RECORD_FORMAT = 1
 

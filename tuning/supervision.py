@@ -18,8 +18,8 @@ from agents.evaluation import warm_up
 from agents.interruption import Interrupted, die_with_parent, stop_processes, stop_signals
 from agents.specs import SpecError
 from gamecore.redaction import redact
-from tuning.study_file import StudySpec
 from tuning.study_record import close_abandoned, open_study
+from tuning.study_spec import StudySpec
 from tuning.worker import POLL_SECONDS, TrialContext, work
 
 

@@ -33,7 +33,7 @@ from agents.interruption import deferred
 from agents.specs import SpecError
 from gamecore.atomic import atomic_path
 from gamecore.redaction import redact
-from tuning.study_file import CONTEXT
+from tuning.study_spec import CONTEXT
 from tuning.tracking_store import first_line, open_to_read, prepare_tracking_store
 
 if TYPE_CHECKING:

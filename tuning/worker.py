@@ -30,8 +30,8 @@ from tuning.objective import objective_values, run_trial
 from tuning.outcomes import OUTCOMES, unpack_outcomes
 from tuning.samplers import SAMPLERS
 from tuning.storage import COUNTED, Heartbeat, driver_identity, has_heartbeats, retry
-from tuning.study_file import StudySpec
 from tuning.study_record import close_abandoned, counted, open_study
+from tuning.study_spec import StudySpec
 from tuning.tracking import Tracker, code_version, log_trial
 
 FAILURES_IN_A_ROW = 3  # a worker whose trials keep failing stops instead of spinning

@@ -8,7 +8,7 @@ from gamecore.errors import IllegalActionError, SpecError
 from gamecore.interface import ActionSpace, Encoder, Game
 from gamecore.params import Param
 from gamecore.state import FlatState, within
-from nim_sim import kernels as K
+from gametune_nim import kernels as K
 
 MOST_PILE = 10_000  # the largest pile option
 NAMES = {K.PILE: "PILE", K.TO_MOVE: "TO_MOVE", K.WINNER: "WINNER", K.MOVES: "MOVES", K.MAX_TAKE: "MAX_TAKE"}
@@ -95,5 +95,5 @@ GAME = Game(
     encoders=(Encoder("binary", dict.fromkeys(ROLES, K.ENCODING_SIZE), help="the pile and max_take in binary, "
                       "whether the player is to move"),),
     action_spaces=(ActionSpace("direct", dict.fromkeys(ROLES, K.MOST_TAKE), help="index i takes i + 1 stones"),),
-    invariants="nim_sim.game:broken",
+    invariants="gametune_nim.game:broken",
 )

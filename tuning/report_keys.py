@@ -1,0 +1,65 @@
+"""What a study file's ``[report]`` table may say: the keys, their types, and the kinds of section (each drawn by
+its renderer, ``tuning.report.RENDERERS``) with the keys each takes."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from agents.specs import SpecError
+
+# [report]: the study's section of ``lotr report`` (tuning.report), with the type of each key
+REPORT_KEYS = {"kind": str, "section": str, "title": str, "order": int, "note": str, "columns": list, "reason": str,
+               "published": dict, "exclude": dict, "best_per": list, "detail": str, "figure": dict, "values": dict,
+               "curves": bool, "reference": str, "config": str, "bounds": dict, "pairs": list,
+               "as_published": bool, "beside": str}
+REPORT_COMMON = ("kind", "section", "title", "order", "note")  # every kind's: which section, where, what under it
+# each kind of section (its renderer: tuning.report.RENDERERS) and the keys it takes besides the common ones
+REPORT_KINDS = {
+    "table": ("columns", "reason", "published", "exclude", "best_per", "detail", "figure", "values", "curves",
+              "reference", "pairs", "as_published", "beside"),  # our rows against the published ones
+    "seats": ("reason", "published", "exclude"),  # a two-player game: each seat's rate and measures
+    "margins": (),  # a study whose objective is the score margin: its trials, best first
+    "bounds": ("bounds",),  # ORACLE searches as upper bounds of the published rows of the setups they bound
+    "best": ("config", "published", "exclude"),  # the exported agent's test figure against one published row
+    "pareto": (),  # a two-objective study's Pareto front
+}
+REPORT_KIND = "table"  # a [report] table that names no kind
+
+
+def check_report(report: Any, source: str) -> dict:
+    """A study file's ``[report]`` table: known keys of the right types, finite numbers, a section, and a kind
+    (``REPORT_KINDS``, ``table`` when none is named) whose keys they all are; the kind is set in the result."""
+    if not isinstance(report, dict):
+        raise SpecError(f"{source}: report = {report!r} is invalid; expected a table")
+    for key, value in report.items():
+        if key not in REPORT_KEYS:
+            raise SpecError(f"{source}: unknown key report.{key}; valid: {', '.join(REPORT_KEYS)}")
+        if not isinstance(value, REPORT_KEYS[key]) or (REPORT_KEYS[key] is int and isinstance(value, bool)):
+            raise SpecError(f"{source}: report.{key} = {value!r} is invalid; expected a {REPORT_KEYS[key].__name__}")
+        check_finite(value, f"{source}: report.{key}")
+    if not report:
+        return report
+    kind = report.get("kind", REPORT_KIND)
+    if kind not in REPORT_KINDS:
+        raise SpecError(f"{source}: report.kind = {kind!r} is invalid; expected one of {', '.join(REPORT_KINDS)}")
+    if "section" not in report:
+        raise SpecError(f"{source}: report.section is missing; expected the name of the study's section")
+    for key in report:
+        if key not in REPORT_COMMON and key not in REPORT_KINDS[kind]:
+            others = ", ".join(name for name, keys in REPORT_KINDS.items() if key in keys)
+            raise SpecError(f"{source}: report.{key} is a key of kind {others}, not of kind = {kind!r}; "
+                            f"{kind} takes {', '.join((*REPORT_COMMON, *REPORT_KINDS[kind]))}")
+    return {**report, "kind": kind}
+
+
+def check_finite(value: Any, where: str) -> None:
+    """No NaN or infinity anywhere in ``value`` (a [report] value: its published rates, its figure's numbers)."""
+    if isinstance(value, float) and not math.isfinite(value):
+        raise SpecError(f"{where} = {value!r} is invalid; expected a finite number")
+    if isinstance(value, dict):
+        for key, inner in value.items():
+            check_finite(inner, f"{where}.{key}")
+    elif isinstance(value, list):
+        for index, inner in enumerate(value):
+            check_finite(inner, f"{where}[{index}]")
