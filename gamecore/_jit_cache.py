@@ -41,7 +41,7 @@ def _sources_digest(sources: tuple[Path, ...]) -> str:
 def _writable_base() -> Path:
     if os.environ.get("NUMBA_CACHE_DIR"):
         return Path(os.environ["NUMBA_CACHE_DIR"])
-    home, temporary = Path.home() / ".cache" / "lotr_sim", Path(tempfile.gettempdir()) / "lotr_sim"
+    home, temporary = Path.home() / ".cache" / "gametune", Path(tempfile.gettempdir()) / "gametune"
     for base in (_ROOT / "gamecore" / "__pycache__", home, temporary):
         try:
             base.mkdir(parents=True, exist_ok=True)

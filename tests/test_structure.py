@@ -133,3 +133,23 @@ def test_no_module_grows_past_the_limit(package):
     assert set(long) - KNOWN_LONG == set(), long
     assert {name for name in KNOWN_LONG if name.startswith(f"{package}/")} <= set(long), \
         "a known long module is short now: drop it from KNOWN_LONG"
+
+
+def test_generic_code_imports_no_game():
+    """gamecore, agents, tuning and gametune reach a game through ``gamecore.load`` only (a game's own code, its lab
+    code included, is named by the game's declarations)."""
+    known = modules()
+    games = {name.partition(".")[0] for name in known if name.partition(".")[0].endswith(("_sim", "_lab"))}
+    generic = {name: path for name, path in known.items()
+               if name.partition(".")[0] in ("gamecore", "agents", "tuning", "gametune")}
+    found = {name: sorted(target for target in imports(path, known) if target.partition(".")[0] in games)
+             for name, path in generic.items()}
+    assert not {name: targets for name, targets in found.items() if targets}
+
+
+def test_a_game_s_packages_are_found_from_the_game_alone():
+    import gamecore
+    from tuning.agent_model import game_packages
+
+    assert game_packages(gamecore.load("lotr")) == ["lotr_lab", "lotr_sim"]  # its learners and commands name lotr_lab
+    assert game_packages(gamecore.load("loveletter")) == ["loveletter_sim"]

@@ -26,6 +26,7 @@ import importlib
 import importlib.metadata
 import logging
 import os
+import re
 import shutil
 import sys
 import tempfile
@@ -86,7 +87,7 @@ SIGNATURE = ModelSignature(
 
 
 SERVED = ("mlflow", "pandas", "numpy", "numba", "tomli-w", "tqdm")  # load, predict and serve any agent
-CODE = ("gamecore", "agents", "tuning", "lotr_lab")  # the project's packages besides the game's own
+CODE = ("gamecore", "agents", "tuning")  # the project's packages; the game's own are found from the game
 
 
 def requirements(setup) -> list[str]:
@@ -97,11 +98,33 @@ def requirements(setup) -> list[str]:
     return [f"{name}=={importlib.metadata.version(name)}" for name in names]
 
 
+def game_packages(game) -> list[str]:
+    """The top-level packages of a game's code: its kernels' and those of every "module:function" it declares (its
+    learners, commands, agents' factories...: LOTR's lab code, ``lotr_lab``), found from the game alone."""
+    named = {game.kernels.__name__}
+
+    def collect(value) -> None:
+        if isinstance(value, str) and re.fullmatch(r"[A-Za-z_][\w.]*:[A-Za-z_][\w.]*", value):
+            named.add(value.partition(":")[0])
+        elif isinstance(value, dict):
+            for inner in value.values():
+                collect(inner)
+        elif isinstance(value, (tuple, list)):
+            for inner in value:
+                collect(inner)
+        elif dataclasses.is_dataclass(value) and not isinstance(value, type):
+            for item in dataclasses.fields(value):
+                collect(getattr(value, item.name))
+
+    collect(game)
+    return sorted({name.partition(".")[0] for name in named} - set(CODE))
+
+
 def _code(setup, folder: Path) -> list[str]:
     """Copies in ``folder`` of the project's packages and the game's, without their caches (compiled code is
     compiled again where the model is served); MLflow puts them in the model's ``code/``."""
     copies = []
-    for name in (*CODE, setup.game.kernels.__name__.partition(".")[0]):  # the game's package: its kernels' one
+    for name in (*CODE, *game_packages(setup.game)):
         source = Path(importlib.import_module(name).__file__).parent
         copies.append(str(shutil.copytree(source, folder / name, ignore=shutil.ignore_patterns("__pycache__"))))
     return copies
