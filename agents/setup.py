@@ -219,7 +219,8 @@ class Setup:
             targets = [role] if dot else [r for r in roles if _has_param(specs[r].kind, name)]
             if not targets:
                 valid = ", ".join(sorted({p.name for spec in self.agents for p in spec.kind.params})) or "none"
-                raise SpecError(f"{where}: no role of {self.short_name} has parameter {name!r}; valid: {valid}")
+                raise SpecError(f"{where}: no role of {self.short_name} has parameter {name!r}; valid: {valid} "
+                                f"(gametune agents {self.game} AGENT explains each)")
             for target in targets:
                 specs[target] = specs[target].with_params(f"{where}: {target}", **{name: value})
         return Setup(*specs.values(), game=self.game)

@@ -110,7 +110,9 @@ class AgentKind:
             if p.name == name:
                 return p
         valid = ", ".join(p.name for p in self.params) or "none"
-        raise SpecError(f"{where}: {self.name} has no parameter {name!r}; its parameters: {valid}")
+        games = self.games[0] if len(self.games) == 1 else "GAME"
+        raise SpecError(f"{where}: {self.name} has no parameter {name!r}; its parameters: {valid} "
+                        f"(gametune agents {games} {self.name} explains each)")
 
 
 def agent_kinds(game: Game | str = gamecore.DEFAULT_GAME) -> dict[str, AgentKind]:
@@ -225,7 +227,8 @@ class AgentSpec:
         kinds = agent_kinds(game)
         kind = kinds.get(agent)
         if kind is None:
-            raise SpecError(f"{where}: unknown agent {agent!r}; valid: {', '.join(kinds)}")
+            raise SpecError(f"{where}: unknown agent {agent!r}; valid: {', '.join(kinds)} (gametune agents {game} "
+                            "describes them)")
         flags = [p.name for p in kind.params if p.name.startswith(f"{REDUCTION}_")]
         if REDUCTION in params and flags:
             flag = Param(REDUCTION, bool, True).check(params.pop(REDUCTION), where)

@@ -175,3 +175,20 @@ def test_gametune_and_lotr_are_the_same_tool():
 def test_one_agent_on_a_two_player_game_says_self_play_on_the_first_line(capsys):
     code, _, err = run_cli(capsys, "eval", "--game", "loveletter", "--setup", "mcts", "--set", "budget=4", "--games", "2")
     assert code == 0 and err.startswith("self-play: mcts against itself in every seat")
+
+
+def test_gametune_agents_lists_a_games_agents_and_one_agents_parameters(capsys):
+    code, out, _ = run_cli(capsys, "agents", "loveletter")
+    assert code == 0 and out.splitlines()[0].startswith("agents of loveletter") and "  dp  " in out
+    code, out, _ = run_cli(capsys, "agents", "loveletter", "mcts")
+    rows = {line.split()[0]: line for line in out.splitlines()[2:]}
+    assert code == 0 and out.splitlines()[1].split()[:5] == ["parameter", "type", "default", "valid", "values"]
+    assert rows["opponent_belief"].split()[1:3] == ["str", "uniform"] and "one of uniform, dp" in rows["opponent_belief"]
+    assert rows["budget"].split()[1:3] == ["int", "200"] and "[1, 100000]" in rows["budget"]
+    code, _, err = run_cli(capsys, "agents", "loveletter", "chess-engine")
+    assert code == 2 and len(err.strip().splitlines()) == 1 and "valid: random, strategic" in err
+
+
+def test_a_one_line_error_about_a_parameter_points_to_gametune_agents(capsys):
+    code, _, err = run_cli(capsys, "eval", "--game", "loveletter", "--setup", "mcts-random", "--set", "ppx=3")
+    assert code == 2 and "(gametune agents loveletter AGENT explains each)" in err

@@ -520,3 +520,23 @@ def test_the_parent_run_s_parallel_coordinates_have_plain_numbers_on_log_axes():
     plt.close(figure)
     assert logs and len(labels) >= 3 and all(re.fullmatch(r"[0-9.]+", text) for text in labels if text), labels
     assert figure.get_size_inches()[0] >= 1.6 * 3
+
+
+def test_tune_init_writes_a_valid_commented_study_file_for_each_game(in_tmp, capsys):
+    from tuning.study_file import SECTIONS
+    from tuning.study_template import MEANINGS
+
+    assert {s: set(keys) for s, (_, keys) in MEANINGS.items()} == {s: set(keys) for s, keys in SECTIONS.items()}
+    for game, setup, name in (("loveletter", "mcts", "loveletter-mcts-random"), ("lotr", "random-mcts-mcts", None),
+                              ("carcassonne", "mcts-rave", "carcassonne-mcts-rave-random")):
+        code, out, err = run_cli(capsys, "tune", "init", "--game", game, "--setup", setup)
+        assert code == 0, err
+        written = in_tmp / f"{name or f'{game}-{setup}'}.toml"
+        assert f"wrote {written.name}" in out
+        spec = load_study(written)
+        assert spec.game.name == game and [d.name for d in spec.space] == ["budget", "ppn", "c"]
+        assert "n_trials = 20  # " in written.read_text()  # every key with its default, and what it means
+    code, _, err = run_cli(capsys, "tune", "init", "--game", "loveletter", "--setup", "mcts")
+    assert code == 2 and "exists" in err and len(err.strip().splitlines()) == 1
+    code, _, err = run_cli(capsys, "tune", "init", "--game", "loveletter", "--setup", "chess-engine")
+    assert code == 2 and "unknown agent 'chess'" in err and len(err.strip().splitlines()) == 1

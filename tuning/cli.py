@@ -12,6 +12,7 @@ import dataclasses
 import json
 import os
 import sys
+import tomllib
 from pathlib import Path
 
 import gamecore
@@ -135,6 +136,13 @@ def build_parser(game_name: str | None = None, prog: str | None = None) -> argpa
     run.add_argument("--dry-run", action="store_true", help="validate the file and print the resolved study only")
     _add_no_limits(run, study=True)
     run.set_defaults(handler=_tune_run, command_parser=run)
+    init = tune_commands.add_parser("init", help="write a commented study file for a game and a setup (every key "
+                                    "with its default and meaning; the agents' parameters as a space to narrow)")
+    init.add_argument("--game", required=True, choices=gamecore.names(), help="the game")
+    init.add_argument("--setup", required=True, help="the agents to tune, e.g. mcts (a two-player game: against its "
+                      "random policy) or random-mcts-mcts")
+    init.add_argument("--out", help="the study file to write (default <its name>.toml here; never overwritten)")
+    init.set_defaults(handler=_tune_init, command_parser=init)
     worker = tune_commands.add_parser("worker", help="join a running study (any machine) until its budget is met")
     worker.add_argument("study", help="the study file the study was started from")
     worker.add_argument("--storage", required=True, help=f"the study's shared storage: {STORAGE_FORMS}")
@@ -152,6 +160,11 @@ def build_parser(game_name: str | None = None, prog: str | None = None) -> argpa
                         "http://HOST:5000 (default: MLFLOW_TRACKING_URI, else mlflow.db here)")
     export.add_argument("--out", required=True, help="best.toml or best.json")
     export.set_defaults(handler=_tune_export, command_parser=export)
+    agents = commands.add_parser("agents", help="a game's agents, or one agent's parameters with their type, default, "
+                                 "valid values and meaning")
+    agents.add_argument("game_name", metavar="GAME", choices=gamecore.names(), help="the game")
+    agents.add_argument("agent", nargs="?", help="one of its agents: its parameters")
+    agents.set_defaults(handler=_agents, command_parser=agents)
     warm_up = commands.add_parser("warm-up", help="compile every game's code ahead (the install runs it): the "
                                   "first play, eval or study then starts at once")
     warm_up.add_argument("--game", action="append", choices=gamecore.names(),
@@ -240,6 +253,24 @@ def _tune_run(parser, args) -> int:
     return 0
 
 
+def _tune_init(parser, args) -> int:
+    from gamecore.atomic import write_atomically
+    from tuning.study_template import study_template
+
+    try:
+        text = study_template(args.game, args.setup)
+    except SpecError as error:
+        parser.error(str(error))
+    out = Path(args.out or f"{tomllib.loads(text)['name']}.toml")
+    if out.exists():
+        parser.error(f"--out {out}: exists; give another file (a study file is never overwritten)")
+    if not out.parent.is_dir():
+        parser.error(f"--out {out}: no folder {out.parent}; create it first")
+    write_atomically(out, text)
+    print(f"wrote {out}; check it: {program_name()} tune run {out} --dry-run")
+    return 0
+
+
 def _tune_worker(parser, args) -> int:
     from tuning.orchestrator import join_study
     from tuning.study_file import load_study
@@ -268,6 +299,16 @@ def _tune_export(parser, args) -> int:
     except SpecError as error:
         parser.error(str(error))
     print(f"exported {target}")
+    return 0
+
+
+def _agents(parser, args) -> int:
+    from agents.catalogue import catalogue
+
+    try:
+        print(catalogue(args.game_name, args.agent))
+    except SpecError as error:
+        parser.error(str(error))
     return 0
 
 

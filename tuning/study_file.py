@@ -357,7 +357,8 @@ def _check_fits(values: dict[str, Any], setups: list[Setup], where: str) -> None
         if not any(setup.has_param(key) for setup in setups):
             valid = sorted({p.name for setup in setups for spec in setup.agents for p in spec.kind.params}) or ["none"]
             which = f"no role of {setups[0].short_name}" if len(setups) == 1 else "no setup"
-            raise SpecError(f"{where}: {which} has parameter {key!r}; valid: {', '.join(valid)}")
+            raise SpecError(f"{where}: {which} has parameter {key!r}; valid: {', '.join(valid)} "
+                            f"(gametune agents {setups[0].game} AGENT explains each)")
 
 
 def _flatten(table: dict, domains: bool = False) -> dict[str, Any]:
