@@ -603,7 +603,7 @@ def test_lotr_tune_run_dry_run_of_a_study_over_a_cap_needs_no_limits(capsys, in_
     assert code == 2 and _one_line(err) == (f"lotr tune run: error: {path}: objective.games = 20000000 is invalid; "
                                             f"expected at most 10,000,000 (the cap on games; {NO_LIMITS})")
     code, out, err = run_cli(capsys, "tune", "run", str(path), "--dry-run", "--no-limits")
-    assert code == 0 and "over games 0..19999999 of seed 0" in out
+    assert code == 0 and "over deals 0..19999999 of seed 0" in out
     assert sorted(p.name for p in in_tmp.iterdir()) == ["bad.toml"]  # a dry run creates nothing
 
 

@@ -429,7 +429,7 @@ def test_dry_run_names_the_fixed_values_and_checks_the_stores(in_tmp, capsys):
     path = write_study(in_tmp, name="n", games=10, trials=1)
     code, out, _ = run_cli(capsys, "tune", "run", str(path), "--dry-run")
     assert code == 0 and "fixed: ppn = 10" in out and "storage: sqlite:///n.db" in out
-    assert f"MLflow: sqlite:///{in_tmp}/mlflow.db" in out and "test: the chosen one on 100 games of seed 2000003" in out
+    assert f"MLflow: sqlite:///{in_tmp}/mlflow.db" in out and "test: the chosen one on 100 deals of seed 2000003" in out
     assert sorted(p.name for p in in_tmp.iterdir()) == ["n.toml"]  # nothing created
     path.write_text(path.read_text() + '[mlflow]\ntracking_uri = "http://127.0.0.1:1"\n')
     code, _, err = run_cli(capsys, "tune", "run", str(path), "--dry-run")

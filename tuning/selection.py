@@ -124,8 +124,8 @@ def registered(tracker: Tracker, name: str, trial: int) -> str | None:
 def _play(spec: StudySpec, trial: FrozenTrial, games: int, seed: int, workers: int, label: str) -> dict:
     """All ``games`` of ``seed`` with the trial's setup, with progress; a figure for the record."""
     setup = Setup.from_mapping(trial.user_attrs["config"], source=f"trial {trial.number}")
-    print(f"[{spec.name}] {label}: trial {trial.number} on {games:,} games of seed {seed}", file=sys.stderr,
-          flush=True)
+    print(f"[{spec.name}] {label}: trial {trial.number} on {games:,} deals of seed {seed}{spec.seats_label(games)}",
+          file=sys.stderr, flush=True)
     played: Evaluation = evaluate_setup(setup, games=games, seed=seed, options=spec.trial_options(trial.params),
                                         workers=workers, progress=True, seats=spec.seat,
                                         executor_kind=spec.executor, address=spec.ray_address)
@@ -139,8 +139,10 @@ def _play(spec: StudySpec, trial: FrozenTrial, games: int, seed: int, workers: i
 def describe(figure: dict) -> str:
     """``67.0% [61.5, 72.1] on 300 games of seed 2000003``."""
     low, high = figure["wilson_95"]
-    text = (f"{100 * figure['win_rate']:.1f}% [{100 * low:.1f}, {100 * high:.1f}] on {figure['games']:,} games "
-            f"of seed {figure['seed']}")
+    seats = len(figure.get("seats", {})) or 1
+    deals = f" ({figure['games'] // seats:,} deals x {seats} seats)" if seats > 1 else ""
+    text = (f"{100 * figure['win_rate']:.1f}% [{100 * low:.1f}, {100 * high:.1f}] on {figure['games']:,} games"
+            f"{deals} of seed {figure['seed']}")
     for seat, counts in figure.get("seats", {}).items():  # a two-player game: each seat's own figure
         seat_low, seat_high = counts["wilson_95"]
         text += f", {seat} seat {100 * counts['win_rate']:.1f}% [{100 * seat_low:.1f}, {100 * seat_high:.1f}]"

@@ -129,10 +129,11 @@ class StudySpec:
             "fixed: " + (", ".join(f"{k} = {v!r}" for k, v in self.fixed) or "nothing"),
             "space:",
             *(f"  {domain}" for domain in self.space),
-            (f"objective: {', '.join(f'{m} ({METRICS[m]})' for m in self.metrics)} over games 0..{self.games - 1}"
-            f" of seed {self.seed}"),
-            f"validation: top {self.validation_top_k} trials on {self.validation_games} games of seed "
-            f"{self.validation_seed}; test: the chosen one on {self.test_games} games of seed {self.test_seed}"
+            (f"objective: {', '.join(f'{m} ({METRICS[m]})' for m in self.metrics)} over deals 0..{self.games - 1}"
+             f" of seed {self.seed}{self.seats_label(self.games)}"),
+            (f"validation: top {self.validation_top_k} trials on {self.validation_games:,} deals of seed "
+             f"{self.validation_seed}{self.seats_label(self.validation_games)}; test: the chosen one on "
+             f"{self.test_games:,} deals of seed {self.test_seed}{self.seats_label(self.test_games)}")
             if self.validation_top_k else "validation: none (validation.top_k = 0): no validation, test or export",
             f"search: {self.sampler} sampler (seed {self.sampler_seed}), {self.pruner} pruner, {self.n_trials} trials"
             + (f", timeout {self.timeout:g} s" if self.timeout else "")
@@ -147,4 +148,15 @@ class StudySpec:
             training = f"training: {self.episodes} episodes per trial, {self.envs} games per step"
             training += f", in the setup {self.training_setup}" if self.training_setup else ""
             lines.insert(3 + len(self.space), training)
+        lines.append("agents, every parameter resolved (before the space's values):")
+        for setup in self.setups:
+            lines += [f"  {setup.short_name} {role}: {spec}" for role, spec in zip(setup.roles, setup.agents)]
         return "\n".join(lines)
+
+    def seats_label(self, deals: int) -> str:
+        """What ``deals`` deals are played as: nothing to add in a game without seats, else the seats that play each
+        and the games that makes (`` x 2 seats (both): 400 games``)."""
+        if not self.game.by_seat:
+            return ""
+        seats = len(sides(self.setups[0], self.seat))
+        return f" x {seats} seat{'s' if seats > 1 else ''} ({self.seat}): {deals * seats:,} games"
