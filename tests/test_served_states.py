@@ -319,7 +319,7 @@ def test_the_served_model_names_the_row_it_refuses():
     from agents.setup import Setup
     from tuning.agent_model import AgentModel
 
-    model = AgentModel()
+    model = AgentModel("gametune_nim.game")
     model.setup = Setup.parse("random-random", "nim")
     good = gamecore.load("nim").new_game(3).to_json()
     assert [action["role"] for action in model.predict(None, pd.DataFrame({"state": [good, good]}))] == ["first"] * 2
