@@ -207,7 +207,7 @@ def test_the_two_player_best_agent_claim_is_made_seat_by_seat():
                     6000, 0.0001, chosen={"test": test, "validation": validation})
     text = "\n".join(best_markdown(section, StudyRun(spec, [best]), best))
     assert ("first seat 58.00% [57.70, 58.30] on 100,000: above dp-dp's 56.90 (Tables 6, 11; 569,022 of 1,000,000): "
-            "+1.10 points [+0.78, +1.42], p = 2.3e-11") in text
+            "+1.10 points [+0.73, +1.46] (97.50%), p = 2.3e-11") in text  # the interval at Holm's level
     assert ("second seat 43.00% [42.70, 43.30] on 100,000: not above dp-dp's 43.09 (Tables 6, 11; 430,949 of "
-            "1,000,000): -0.09 points [-0.42, +0.23], p = 0.56") in text
+            "1,000,000): -0.09 points [-0.42, +0.23] (95.00%), p = 0.56") in text
     assert "--games 100000 --seed 2000003 --seat both" in text

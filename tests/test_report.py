@@ -70,7 +70,7 @@ def _study(report: str) -> dict:
      "s.toml: report.kind = 'chart' is invalid; expected one of table, seats, margins, bounds, best, pareto"),
     ('kind = "best"\nsection = "x"\ncolumns = ["setup"]',
      ("s.toml: report.columns is a key of kind table, not of kind = 'best'; best takes kind, section, title, order, "
-     "note, config, published, exclude")),
+     "note, margin, config, published, exclude")),
     ('section = "x"\nbounds = { "mcts" = "rl" }', "s.toml: report.bounds is a key of kind bounds, not of kind = 'table'"),
     ('kind = "seats"\npublished = { experiment = "x" }', "s.toml: report.section is missing"),
     ('kind = 3\nsection = "x"', "s.toml: report.kind = 3 is invalid; expected a str"),

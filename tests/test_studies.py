@@ -240,14 +240,16 @@ def test_a_two_player_section_compares_each_seat_and_the_papers_measures(in_tmp,
     assert "Published, not run here: mcts-rave-random (Table V), star25-random (Table V)." in section
 
 
-def test_a_row_is_judged_by_a_test_of_equal_rates_with_holms_correction_and_its_power():
-    """The audit's case: 45/70 against the paper's 55/70 (a 14-point gap, p = 0.06) does not differ, but 70 games
-    cannot tell 10 points apart: inconclusive, not agrees. Counts of 100,000 games against the thesis's 4.53 +- 0.13
-    (98,305 implied games) agree; 4.0% differs. Holm: of p-values 0.01, 0.04, 0.04 it rejects the first only."""
+def test_a_row_is_judged_by_equivalence_at_its_margin_and_by_a_difference_test_with_holm():
+    """45/70 against the paper's 55/70 (a 14-point gap, p = 0.06) neither differs nor is equivalent within 3 points:
+    inconclusive. 100,000 games against the thesis's 4.53 +- 0.13 (98,305 implied games) at 4.55 are equivalent;
+    4.0% differs, yet its 90% interval lies within 3 points: equivalent, small difference; 40% differs. Holm: of
+    p-values 0.01, 0.04, 0.04 it rejects the first only, and each row's interval at Holm's level excludes 0 exactly
+    where it rejects."""
     from scipy.stats import chi2_contingency, fisher_exact
 
     from gamecore.stats import equal_rates_test, holm
-    from tuning.verdicts import Comparison, compare, verdicts
+    from tuning.verdicts import Comparison, compare, holm_levels, judge, verdicts
 
     def measured(wins, games):
         return Measured("s", 0, "random-random-random", False, {"difficulty": "hard"}, {}, None, wins / games, 0, 1,
@@ -256,17 +258,39 @@ def test_a_row_is_judged_by_a_test_of_equal_rates_with_holms_correction_and_its_
     small = Comparison(45, 70, 55, 70, False)
     assert small.test[1] == "z" and 0.055 < small.test[0] < 0.065
     assert small.test[0] == pytest.approx(chi2_contingency([[45, 25], [55, 15]], correction=False).pvalue)
-    assert verdicts([small])[0].startswith("*inconclusive* (power ")
+    assert verdicts([small]) == ["*inconclusive*"]
     assert equal_rates_test(2, 10, 7, 10) == (pytest.approx(fisher_exact([[2, 8], [7, 3]]).pvalue), "Fisher")
     published = Published("Table 3.2", "random-baseline", "random-random-random", {"difficulty": "hard"}, 4.53, 0.13,
                           None)
-    same, far = compare(4_550, 100_000, published), compare(4_000, 100_000, published)
+    same, near, far = (compare(wins, 100_000, published) for wins in (4_550, 4_000, 40_000))
     assert same.implied and same.their_games == 98_305  # 1.96^2 0.0453 0.9547 / 0.0013^2
-    assert verdicts([same, far, None]) == ["*agrees*", "*differs*", "no published count"]
+    assert verdicts([same, near, far, None]) == ["*equivalent*", "*equivalent, small difference*", "*differs*",
+                                                 "no published count"]
+    assert verdicts([near], margin=0.5) == ["*differs*"]  # the margin declared decides
     assert holm([0.01, 0.04, 0.04]) == [True, False, False] and holm([0.01, 0.04]) == [True, True]
-    rows = judged([(measured(4_550, 100_000), published), (None, published), (measured(10, 100), None)])
-    assert [found for _, found in rows] == ["*agrees*", "*not run*", "no published value"]
+    p_values = [0.01, 0.04, 0.04, 0.3]
+    assert [p < level for p, level in zip(p_values, holm_levels(p_values))] == holm(p_values)
+    for judged_row in judge([same, near, far, small]):  # a printed interval excluding 0 always reads "differs"
+        low, high = judged_row.difference
+        assert (low > 0 or high < 0) == ("differ" in judged_row.verdict)
+    rows, _ = judged([(measured(4_550, 100_000), published), (None, published), (measured(10, 100), None)], 3.0)
+    assert [found for _, found in rows] == ["*equivalent*", "*not run*", "no published value"]
     assert rows[0][0][0] == "4,453 / 98,305 implied" and rows[0][0][1].startswith("+0.0 [")
+
+
+def test_no_row_of_the_report_whose_difference_interval_excludes_0_reads_as_no_difference():
+    """docs/results.md: in every judged row, the interval at Holm's level excludes 0 exactly where the verdict says
+    the row differs ("*differs*" or "*equivalent, small difference*")."""
+    text = (Path(__file__).resolve().parent.parent / "docs" / "results.md").read_text()
+    judged_rows = 0
+    for line in text.splitlines():
+        found = re.search(r"\| ([+-][\d.]+) \[([+-][\d.]+), ([+-][\d.]+)\] \([\d.]+%\) \| \[[^]]+\] \| [^|]+ \| "
+                          r"(\*[^*]+\*) \|", line)
+        if found:
+            judged_rows += 1
+            low, high, verdict = found[2], found[3], found[4]  # signed as printed: -0.0 is below 0
+            assert (low.startswith("+") or high.startswith("-")) == ("differ" in verdict), line
+    assert judged_rows > 100
 
 
 def test_an_oracle_bound_counts_the_published_rows_above_it():
@@ -352,7 +376,8 @@ def test_the_report_puts_our_figures_next_to_the_thesis(in_tmp, capsys):
     table = text[text.index("## Random agent"):].split("\n\n")[2].splitlines()
     assert [row.split(" | ")[0] for row in table[2:]] == ["| easy", "| medium", "| hard"]
     for row in table[2:]:
-        assert "(400)" in row and "(Table 3.2)" in row and ("*agrees*" in row or "*differs*" in row)
+        assert "(400)" in row and "(Table 3.2)" in row and any(verdict in row for verdict in (
+            "*equivalent*", "*differs*", "*equivalent, small difference*", "*inconclusive*"))
     assert "| hard | 4.25 |" not in text and "4.53 ± 0.13 (Table 3.2)" in text
     assert "MCTS setups at budget 40 (Table 6.2)" in text and text.count("*not run*") == 21  # every cell of Table 6.2
     assert not read_study(never_run).trials  # the report created no study

@@ -9,11 +9,12 @@ from typing import Any
 from agents.specs import SpecError
 
 # [report]: the study's section of ``lotr report`` (tuning.report), with the type of each key
-REPORT_KEYS = {"kind": str, "section": str, "title": str, "order": int, "note": str, "columns": list, "reason": str,
-               "published": dict, "exclude": dict, "best_per": list, "detail": str, "figure": dict, "values": dict,
+REPORT_KEYS = {"kind": str, "section": str, "title": str, "order": int, "note": str, "margin": float, "columns": list,
+               "reason": str, "published": dict, "exclude": dict, "best_per": list, "detail": str, "figure": dict, "values": dict,
                "curves": bool, "reference": str, "config": str, "bounds": dict, "pairs": list,
                "as_published": bool, "beside": str}
-REPORT_COMMON = ("kind", "section", "title", "order", "note")  # every kind's: which section, where, what under it
+REPORT_COMMON = ("kind", "section", "title", "order", "note", "margin")  # every kind's: which section, where, what
+# under it, and the equivalence margin of its comparisons (points of win rate)
 # each kind of section (its renderer: tuning.report.RENDERERS) and the keys it takes besides the common ones
 REPORT_KINDS = {
     "table": ("columns", "reason", "published", "exclude", "best_per", "detail", "figure", "values", "curves",
@@ -35,11 +36,16 @@ def check_report(report: Any, source: str) -> dict:
     for key, value in report.items():
         if key not in REPORT_KEYS:
             raise SpecError(f"{source}: unknown key report.{key}; valid: {', '.join(REPORT_KEYS)}")
-        if not isinstance(value, REPORT_KEYS[key]) or (REPORT_KEYS[key] is int and isinstance(value, bool)):
+        expected = REPORT_KEYS[key]
+        number = expected is float and isinstance(value, int) and not isinstance(value, bool)  # margin = 3
+        if not (isinstance(value, expected) or number) or (expected in (int, float) and isinstance(value, bool)):
             raise SpecError(f"{source}: report.{key} = {value!r} is invalid; expected a {REPORT_KEYS[key].__name__}")
         check_finite(value, f"{source}: report.{key}")
     if not report:
         return report
+    if "margin" in report and not 0 < report["margin"] < 100:
+        raise SpecError(f"{source}: report.margin = {report['margin']!r} is invalid; expected points of win rate in "
+                        "(0, 100), e.g. 3 (equivalent: the 90% interval of the difference within +-3 points)")
     kind = report.get("kind", REPORT_KIND)
     if kind not in REPORT_KINDS:
         raise SpecError(f"{source}: report.kind = {kind!r} is invalid; expected one of {', '.join(REPORT_KINDS)}")

@@ -19,6 +19,7 @@ from gamecore.published import Published
 from tuning.report_keys import REPORT_KIND
 from tuning.study_results import Measured, StudyRun
 from tuning.study_spec import StudySpec
+from tuning.verdicts import MARGIN
 
 
 @dataclass(frozen=True)
@@ -47,6 +48,7 @@ class Section:
     as_published: bool = False  # setups shown as the published setup they reproduce (Game.report_label)
     beside: str = ""  # another section whose trial of the same row is shown beside ours
     kind: str = REPORT_KIND  # how it is written (tuning.report.RENDERERS)
+    margin: float = MARGIN  # the equivalence margin, points of win rate ([report] margin, declared before the run)
 
     def ours(self, m: Measured, values: dict | None = None) -> tuple:
         """A trial's row key: its values in this section's columns (``values``: the constant columns of the
@@ -137,7 +139,7 @@ def sections(runs: dict[str, StudyRun]) -> list[Section]:
             values={spec.name: spec.report.get("values", {}) for spec in specs}, bounds=table.get("bounds", {}),
             pairs=tuple(tuple(pair) for pair in table.get("pairs", ())),
             as_published=table.get("as_published", False), beside=table.get("beside", ""),
-            kind=table.get("kind", REPORT_KIND),
+            kind=table.get("kind", REPORT_KIND), margin=float(table.get("margin", MARGIN)),
         ))
     return sorted(found, key=lambda section: (section.order, section.as_published))  # a reproduction after the rest
 

@@ -18,22 +18,28 @@ import re
 import numpy as np
 
 from gamecore.published import Published
-from gamecore.stats import Z95, holm
+from gamecore.stats import Z95
 from tuning.report_sections import Section, cell_text, column_of, sections, table_order
 from tuning.study_results import Measured, StudyRun
-from tuning.verdicts import NOTE as VERDICTS_NOTE
-from tuning.verdicts import Comparison, compare, published_count, verdicts
+from tuning.verdicts import Comparison, Judged, compare, holm_levels, judge, note, published_count, table_verdict
 
 
-def judged(pairs: list[tuple[Measured | None, Published | None]]) -> list[tuple[list[str], str]]:
-    """Each row's comparison cells (``verdicts.Comparison.cells``) and verdict, Holm's correction over the rows
-    that have both a trial and a published count; *not run* without a trial."""
+def judged(pairs: list[tuple[Measured | None, Published | None]], margin: float
+           ) -> tuple[list[tuple[list[str], str]], list[Judged | None]]:
+    """Each row's comparison cells (``verdicts.Judged.cells``) and verdict at the equivalence ``margin``, Holm's
+    correction over the rows that have both a trial and a published count (*not run* without a trial); and the
+    rows' judgements, for the table's verdict."""
     comparisons = [compare(m.wins, m.games, p) if m is not None and p is not None else None for m, p in pairs]
-    return [(["-"] * 3 if c is None else c.cells(), "*not run*" if m is None else "no published value" if p is None
-             else found) for (m, p), c, found in zip(pairs, comparisons, verdicts(comparisons))]
+    judgements = judge(comparisons, margin)
+    rows = [(["-"] * len(COMPARISON_HEADER) if j is None else j.cells(c),
+             "*not run*" if m is None else "no published value" if p is None
+             else "no published count" if j is None else j.verdict)
+            for (m, p), c, j in zip(pairs, comparisons, judgements)]
+    return rows, judgements
 
 
-COMPARISON_HEADER = ("published wins / games", "difference, points [95% CI]", "p (test)")
+COMPARISON_HEADER = ("published wins / games", "difference, points [interval at Holm's level]",
+                     "90% interval (equivalence)", "p (test)")
 
 
 def ours_cell(m: Measured | None) -> str:
@@ -116,7 +122,7 @@ def seats_section(section: Section, runs: dict[str, StudyRun]) -> list[str]:
     trials = _trials(section, runs)
     lines = studies_line(section, runs) + seats_markdown(section, trials) + [""]
     if trials:
-        lines += [VERDICTS_NOTE, ""] + ([f"Where a row differs: {section.reason}.", ""] if section.reason else [])
+        lines += [note(section.margin), ""] + ([f"Where a row differs: {section.reason}.", ""] if section.reason else [])
     return lines
 
 
@@ -148,7 +154,8 @@ def section_markdown(section: Section, runs: dict[str, StudyRun]) -> list[str]:
     header = [*section.columns, "ours: win % [95% CI] (games)", *extra, "published", *COMPARISON_HEADER, "verdict"]
     lines.append("| " + " | ".join(header) + " |")
     lines.append("|" + "---|" * len(header))
-    for (key, m, p), (comparison, found) in zip(rows, judged([(m, p) for _, m, p in rows])):
+    judged_rows, judgements = judged([(m, p) for _, m, p in rows], section.margin)
+    for (key, m, p), (comparison, found) in zip(rows, judged_rows):
         cells = [cell_text(k) for k in key] + [ours_cell(m)]
         if counts:
             cells.append(_seat_counts(m))
@@ -166,7 +173,8 @@ def section_markdown(section: Section, runs: dict[str, StudyRun]) -> list[str]:
     lines += pairs_markdown(section, trials)
     oracle = " ORACLE rows read the true deck order: an upper bound, not an honest agent." if any(
         m.oracle for m in trials) else ""
-    lines += ["", VERDICTS_NOTE]
+    agreement = table_verdict(judgements, section.margin)
+    lines += ["", *([agreement, ""] if agreement else []), note(section.margin)]
     if section.reason or oracle:
         lines += ["", ((f"Where a row differs: {section.reason}." if section.reason else "") + oracle).strip()]
     return lines + [""]
@@ -263,7 +271,9 @@ def seats_markdown(section: Section, trials: list[Measured]) -> list[str]:
         theirs = published.params["seats"].get(seat) if published else None
         count = published_count(theirs["win_rate"], theirs["interval"], theirs["games"]) if theirs else None
         comparisons.append(None if count is None else Comparison(counts["wins"], counts["games"], *count))
-    for (m, seat, counts, published), comparison, found in zip(rows, comparisons, verdicts(comparisons)):
+    judgements = judge(comparisons, section.margin)
+    for (m, seat, counts, published), comparison, judgement in zip(rows, comparisons, judgements):
+        found = "no published count" if judgement is None else judgement.verdict
         theirs = published.params["seats"].get(seat) if published else None
         other = "second" if seat == "first" else "first"
         metrics = counts.get("metrics", {})
@@ -273,16 +283,19 @@ def seats_markdown(section: Section, trials: list[Measured]) -> list[str]:
         cells = [m.label, seat, (f"{100 * counts['win_rate']:.1f} [{100 * low:.1f}, {100 * high:.1f}] "
                                 f"({counts['games']:,})")]
         if theirs is None:
-            cells += ["-", "-", "-", "-", "no published value", ours_measures, "-", "-"]
+            cells += ["-", *["-"] * len(COMPARISON_HEADER), "no published value", ours_measures, "-", "-"]
         else:
             half = theirs["interval"]
             cells += [f"{theirs['win_rate']:.2f}" + (f" ± {half:.2f} ({theirs['games']})" if half else "")
-                      + f" ({published.source})", *(["-"] * 3 if comparison is None else comparison.cells()),
+                      + f" ({published.source})",
+                      *(["-"] * len(COMPARISON_HEADER) if judgement is None else judgement.cells(comparison)),
                       found, ours_measures,
                       _measures(theirs, measures) + " / " + _measures(theirs["opponent"], measures),
                       measures_verdict(measures, metrics, seat, counts["games"], theirs, theirs["games"])]
         cells.append(f"{m.seconds_per_game:.2f}")
         lines.append("| " + " | ".join(cells) + " |")
+    agreement = table_verdict(judgements, section.margin) if rows else ""
+    lines += ["", agreement] if agreement else []
     missing = sorted(set(by_label) - {m.label for m in trials})
     if missing:
         lines += [""] * bool(lines) + ["Published, not run here: " + ", ".join(
@@ -358,20 +371,20 @@ def option_flags(game, options: dict) -> str:
 
 
 def _claims(comparisons: list[Comparison | None], whose: str, source: str) -> list[str]:
-    """Each claim "above the published rate": made where ours is higher and the test of equal rates rejects it
-    (Holm's correction over the claims), with the difference and the p-value either way."""
-    rejected = iter(holm([c.test[0] for c in comparisons if c is not None]))
+    """Each claim "above the published rate": made where the interval of the difference at the level Holm's
+    correction over the claims gives it lies above 0, with that interval and the p-value either way."""
+    levels = iter(holm_levels([c.test[0] for c in comparisons if c is not None]))
     found = []
     for c in comparisons:
         if c is None:
             found.append(f"no published rate of {whose} seat")
             continue
-        above = next(rejected) and c.difference > 0
-        low, high = c.interval
-        found.append(f"{'above' if above else 'not above'} {whose} {100 * c.their_wins / c.their_games:.2f} "
+        level = next(levels)
+        low, high = c.interval(level)
+        found.append(f"{'above' if low > 0 else 'not above'} {whose} {100 * c.their_wins / c.their_games:.2f} "
                      f"({source}; {c.their_wins:,} of {c.their_games:,}{' implied' if c.implied else ''}): "
-                     f"{100 * c.difference:+.2f} points [{100 * low:+.2f}, {100 * high:+.2f}], p = {c.test[0]:.2g} "
-                     f"({c.test[1]}, Holm over the claims)")
+                     f"{100 * c.difference:+.2f} points [{100 * low:+.2f}, {100 * high:+.2f}] "
+                     f"({100 * (1 - level):.2f}%), p = {c.test[0]:.2g} ({c.test[1]}, Holm over the claims)")
     return found
 
 

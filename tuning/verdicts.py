@@ -1,28 +1,36 @@
-"""Our win rate against a published one: the difference with its interval, a two-sided test of equal rates, and a
-verdict per row of a table under Holm's correction.
+"""Our win rate against a published one, judged by two tests: a difference test over the table and an equivalence
+test at a margin declared before the run.
 
 A published rate comes with its games (``Published.games``), or with a normal
 half-width only: then the games that half-width implies stand for them (said in
-the row). The test is the pooled two-proportion z test, or Fisher's exact test
-where an expected count is below 5. Over a table's rows, Holm's step-down
-correction holds the chance of any false *differs* at 5%. A row whose test
-rejects *differs*; one whose test does not reject *agrees* only when the test
-could have seen a difference of ``MEANINGFUL`` (10 points) with at least
-``POWER`` (80%) chance, and is *inconclusive* otherwise (70 published games
-cannot tell 80% from 90%).
+the row). Two tests judge each row:
+
+- *difference*: a two-sided test of equal rates (the pooled two-proportion z
+  test, or Fisher's exact test where an expected count is below 5), with
+  Holm's step-down correction over the table's rows at ``ALPHA``. Each row's
+  printed interval of the difference is the one at the level Holm gave it
+  (``1 - ALPHA p / p_adjusted``); a row differs exactly when that interval
+  excludes 0, so no printed interval that excludes 0 reads as no difference;
+- *equivalence*: two one-sided tests at ``ALPHA`` each, i.e. the 90% interval
+  of the difference inside the margin (``[report] margin``, ``MARGIN`` points
+  by default, declared in the study file before it runs).
+
+Four verdicts: *equivalent*, *differs*, *equivalent, small difference* (both),
+*inconclusive* (neither). A table agrees only if every compared row is
+equivalent (intersection-union: each row at ``ALPHA``, no correction).
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from statistics import NormalDist
 
 from gamecore.published import Published
-from gamecore.stats import equal_rates_test, holm, implied_games, newcombe_interval, power_to_detect
+from gamecore.stats import equal_rates_test, implied_games, newcombe_interval
 
-MEANINGFUL = 0.10  # the difference of rates a row must be able to see before "no difference found" is "agrees"
-POWER = 0.80
 ALPHA = 0.05
+MARGIN = 3.0  # points of win rate: the equivalence margin of a study file that declares none ([report] margin)
 
 
 @dataclass(frozen=True)
@@ -39,28 +47,48 @@ class Comparison:
     def difference(self) -> float:
         return self.wins / self.games - self.their_wins / self.their_games
 
-    @property
-    def interval(self) -> tuple[float, float]:
-        return newcombe_interval(self.wins, self.games, self.their_wins, self.their_games)
+    def interval(self, alpha: float = ALPHA) -> tuple[float, float]:
+        """The ``1 - alpha`` interval of the difference (Newcombe's hybrid score interval)."""
+        z = NormalDist().inv_cdf(1 - alpha / 2)
+        return newcombe_interval(self.wins, self.games, self.their_wins, self.their_games, z)
 
     @property
     def test(self) -> tuple[float, str]:
         """The two-sided p-value of equal rates and the test's name."""
         return equal_rates_test(self.wins, self.games, self.their_wins, self.their_games)
 
-    @property
-    def power(self) -> float:
-        """The test's chance to see a difference of ``MEANINGFUL`` from the published rate."""
-        return power_to_detect(self.their_wins / self.their_games, MEANINGFUL, self.games, self.their_games)
+    def equivalent(self, margin: float) -> bool:
+        """Both one-sided tests reject a difference of ``margin`` (points) or more: the 90% interval inside it."""
+        low, high = self.interval(2 * ALPHA)
+        return -margin / 100 < low and high < margin / 100
 
-    def cells(self) -> list[str]:
-        """The published count, the difference in points with its 95% interval, the p-value with its test."""
-        low, high = self.interval
-        p_value, test = self.test
-        games = f"{self.their_games:,}" + (" implied" if self.implied else "")
-        return [f"{self.their_wins:,} / {games}",
-                f"{100 * self.difference:+.1f} [{100 * low:+.1f}, {100 * high:+.1f}]",
+
+@dataclass(frozen=True)
+class Judged:
+    """A row's verdict and the intervals it used: the difference's at Holm's level, the equivalence's (90%)."""
+
+    verdict: str
+    level: float  # the confidence of the difference interval Holm's correction gave the row
+    difference: tuple[float, float]
+    equivalence: tuple[float, float]
+    equivalent: bool
+
+    def cells(self, comparison: Comparison) -> list[str]:
+        """The published count, the difference in points with its interval at Holm's level, the 90% interval the
+        equivalence test used, the p-value with its test."""
+        low, high = self.difference
+        eq_low, eq_high = self.equivalence
+        p_value, test = comparison.test
+        games = f"{comparison.their_games:,}" + (" implied" if comparison.implied else "")
+        return [f"{comparison.their_wins:,} / {games}",
+                f"{100 * comparison.difference:+.1f} [{100 * low:+.1f}, {100 * high:+.1f}] ({_level(self.level)})",
+                f"[{100 * eq_low:+.1f}, {100 * eq_high:+.1f}]",
                 f"{p_value:.2g} ({test})"]
+
+
+def _level(confidence: float) -> str:
+    shown = f"{100 * confidence:.2f}".rstrip("0").rstrip(".")
+    return f"{shown}%"
 
 
 def published_count(rate: float, half_width: float | None, games: int | None) -> tuple[int, int, bool] | None:
@@ -87,25 +115,60 @@ def compare(wins: int, games: int, published: Published) -> Comparison | None:
     return Comparison(wins, games, their_wins, their_games, implied)
 
 
-def verdicts(comparisons: list[Comparison | None]) -> list[str]:
-    """The verdict of each row of a table (Holm's correction over the rows compared)."""
+def holm_levels(p_values: list[float], alpha: float = ALPHA) -> list[float]:
+    """The significance level Holm's step-down correction gives each hypothesis, ``alpha p / p_adjusted`` with
+    ``p_adjusted`` Holm's adjusted p-value: a hypothesis is rejected exactly when its p-value is below its level."""
+    order = sorted(range(len(p_values)), key=lambda i: p_values[i])
+    levels, running = [0.0] * len(p_values), 0.0
+    for rank, i in enumerate(order):
+        running = max(running, min(1.0, (len(p_values) - rank) * p_values[i]))
+        levels[i] = alpha * p_values[i] / running if running > 0 else alpha / len(p_values)
+    return levels
+
+
+def judge(comparisons: list[Comparison | None], margin: float = MARGIN) -> list[Judged | None]:
+    """Each compared row's verdict (None where there is no comparison), Holm's correction over the rows compared."""
     compared = [c for c in comparisons if c is not None]
-    rejected = iter(holm([c.test[0] for c in compared], ALPHA))
-    found = []
+    levels = iter(holm_levels([c.test[0] for c in compared]))
+    found: list[Judged | None] = []
     for comparison in comparisons:
         if comparison is None:
-            found.append("no published count")
-        elif next(rejected):
-            found.append("*differs*")
-        elif comparison.power < POWER:
-            found.append(f"*inconclusive* (power {100 * comparison.power:.0f}%)")
-        else:
-            found.append("*agrees*")
+            found.append(None)
+            continue
+        level = next(levels)
+        low, high = comparison.interval(level)
+        differs, equivalent = (low > 0 or high < 0), comparison.equivalent(margin)
+        verdict = {(True, False): "*equivalent*", (False, True): "*differs*",
+                   (True, True): "*equivalent, small difference*", (False, False): "*inconclusive*"}[
+            (equivalent, differs)]
+        found.append(Judged(verdict, 1 - level, (low, high), comparison.interval(2 * ALPHA), equivalent))
     return found
 
 
-NOTE = (f"Verdicts: a two-sided test of equal rates (pooled two-proportion z, or Fisher's exact test where an "
-        f"expected count is below 5), Holm's correction over the table's rows at {100 * ALPHA:.0f}%; a row that "
-        f"does not differ *agrees* only where the test had {100 * POWER:.0f}% power to see "
-        f"{100 * MEANINGFUL:.0f} points, else it is *inconclusive*. Published games marked *implied* are those its "
-        "normal half-width implies (z^2 p (1 - p) / h^2).")
+def verdicts(comparisons: list[Comparison | None], margin: float = MARGIN) -> list[str]:
+    """The verdict of each row of a table ("no published count" where there is no comparison)."""
+    return ["no published count" if j is None else j.verdict for j in judge(comparisons, margin)]
+
+
+def table_verdict(judged: list[Judged | None], margin: float) -> str:
+    """Whether the table agrees: every compared row equivalent (intersection-union), else how many are."""
+    compared = [j for j in judged if j is not None]
+    if not compared:
+        return ""
+    equivalent = sum(j.equivalent for j in compared)
+    if equivalent == len(compared):
+        return f"The table agrees: every compared row is equivalent within ±{margin:g} points."
+    return (f"The table does not agree: {equivalent} of {len(compared)} compared rows are equivalent within "
+            f"±{margin:g} points.")
+
+
+def note(margin: float) -> str:
+    """How the section's rows are judged, with its margin."""
+    return (f"Verdicts at a margin of ±{margin:g} points, declared in the study file before the run: *equivalent* "
+            f"where the 90% interval of the difference lies inside it (two one-sided tests at {100 * ALPHA:.0f}%), "
+            "*differs* where a two-sided test of equal rates (pooled two-proportion z, or Fisher's exact test where "
+            f"an expected count is below 5) rejects under Holm's correction over the table's rows at "
+            f"{100 * ALPHA:.0f}% (the difference's interval is printed at the level Holm gave the row; it excludes 0 "
+            "exactly where the row differs), *equivalent, small difference* where both hold, *inconclusive* where "
+            "neither does. A table agrees only if every compared row is equivalent. Published games marked "
+            "*implied* are those its normal half-width implies (z^2 p (1 - p) / h^2).")
