@@ -188,18 +188,14 @@ def _run_one(study: optuna.Study, trial: optuna.Trial, context: TrialContext, tr
     except Exception as error:  # noqa: BLE001  any error of a trial fails that trial, in one line, not the study
         message = redact(str(error).splitlines()[0] if str(error) else type(error).__name__)
         with deferred():
-            _tell(study, trial, TrialState.FAIL, error=message)
-            if run is not None:
-                tracker.end_trial(run, trial.number, "failed", "FAILED", tags={"error": message})
+            _fail(study, trial, tracker, run, message)
         return message
     with deferred():
         try:
             setup.dump(folder / "agent.toml", metadata={"options": spec.trial_options(trial.params)})
         except OSError as error:  # a full disk, a folder gone: the trial fails with its reason, never stays RUNNING
             message = f"cannot write {folder / 'agent.toml'}: {error.strerror or error}"
-            _tell(study, trial, TrialState.FAIL, error=message)
-            if run is not None:
-                tracker.end_trial(run, trial.number, "failed", "FAILED", tags={"error": message})
+            _fail(study, trial, tracker, run, message)
             return message
         attrs = {"config": setup.to_mapping(), "wilson_95": list(evaluation.wilson_95),
                  "seconds_per_game": evaluation.mean_seconds_per_game, "folder": str(folder.resolve()),
@@ -235,6 +231,13 @@ def _tell(study: optuna.Study, trial: optuna.Trial, state: TrialState, values=No
             return False
         raise
     return True
+
+
+def _fail(study: optuna.Study, trial: optuna.Trial, tracker: Tracker, run: str | None, message: str) -> None:
+    """Fail the trial with ``message`` in the record, and its MLflow run with it."""
+    _tell(study, trial, TrialState.FAIL, error=message)
+    if run is not None:
+        tracker.end_trial(run, trial.number, "failed", "FAILED", tags={"error": message})
 
 
 def _discarded(tracker: Tracker, run: str | None, trial: optuna.Trial) -> None:
