@@ -10,7 +10,7 @@ Figures: each configuration of thesis Tables 6.4, 6.5, 6.7-6.9 is trained for
 rate) is evaluated greedily on ``--eval-games`` deals of seed 1000, which
 training never plays; printed with the 95% Wilson interval next to the thesis's
 figure (a best training moving average, on a game with the defects listed in
-RULES.md).
+docs/lotr-rules.md).
 """
 
 from __future__ import annotations

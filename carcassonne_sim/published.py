@@ -1,4 +1,4 @@
-"""The paper's published results (``../shared/papers/carcassonne-mcts-rave-star25.txt``) as plain data: Table III
+"""The paper's published results (the Carcassonne MCTS / MCTS-RAVE / Star2.5 paper) as plain data: Table III
 (the experiments, their games and minutes), Table V (each agent against the random agent, RA) and the three
 head-to-head tables (MCTS vs Star2.5, MCTS-RAVE vs Star2.5, MCTS-RAVE vs MCTS).
 

@@ -1,4 +1,4 @@
-"""A fast, exact, seeded simulator of the simplified Lord of the Rings card game (RULES.md)."""
+"""A fast, exact, seeded simulator of the simplified Lord of the Rings card game (docs/lotr-rules.md)."""
 
 import gamecore  # noqa: F401  (configures the compiled code's cache before any compiled function is defined)
 from lotr_sim.actions import Action, Attack, Defend, Outcome, Plan, Quest, Stage, Travel

@@ -1,7 +1,7 @@
 """Actions: one immutable, hashable, readable type per decision stage; and the labelled enums of a game's course
 (its stages, its outcome).
 
-Actions name cards by id (RULES.md), so equal actions compare equal across
+Actions name cards by id (docs/lotr-rules.md), so equal actions compare equal across
 clones and determinizations. Constructors put their fields in canonical
 (sorted) form and reject ids that do not exist.
 """

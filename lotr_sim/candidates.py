@@ -13,7 +13,7 @@ decision, with two cuts.
   threat + 2 (when any does); defense keeps assignments that leave an attack
   undefended only once every ready character defends. (In the thesis's model
   exhausted characters could be declared as defenders and the reduction
-  removed them; under RULES.md only ready characters defend, so the
+  removed them; under docs/lotr-rules.md only ready characters defend, so the
   reduction's intent, defend with the characters you have, is what remains.)
 
 Candidates are identified by a 128-bit *key* (two int64 words) that encodes

@@ -1,4 +1,4 @@
-"""The 43 card instances of the game model (../shared/RULES.md, "Cards").
+"""The 43 card instances of the game model (docs/lotr-rules.md, "Cards").
 
 Card ids are fixed; copies of one card have consecutive ids. The tables below
 are read-only numpy arrays indexed by card id, used both by the compiled core

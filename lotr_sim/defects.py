@@ -1,7 +1,7 @@
 """The published simulator's defects (kondziug/LOTR_AI, the thesis's code), each a switch of the game option
 ``rules`` (docs/lotr-published-rules.md gives each one's source).
 
-``rules = "corrected"`` (the default) plays RULES.md; ``"published"`` plays the defects of the published game
+``rules = "corrected"`` (the default) plays docs/lotr-rules.md; ``"published"`` plays the defects of the published game
 model that every agent meets (``GAME_DEFECTS``); a ``+``-separated list of defect names (``"list-skip"``,
 ``"published+double-resources"``) switches exactly those, so that each can be measured on its own. The others
 (``SEARCH_DEFECTS``) came from the published MCTS agent, and ``LEARNER_DEFECTS`` from the published direct

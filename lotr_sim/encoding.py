@@ -1,4 +1,4 @@
-"""State encodings (thesis section 5.3), indexed by the card ids of RULES.md, compiled.
+"""State encodings (thesis section 5.3), indexed by the card ids of docs/lotr-rules.md, compiled.
 
 Each is a float vector of card indicators followed by one integer feature:
 

@@ -87,10 +87,10 @@ GAME = Game(
     roles=STAGES,
     policies=POLICY_NAMES,
     options=(
-        Param("difficulty", str, "hard", choices=L.DIFFICULTIES, help="the encounter deck (RULES.md)", shorthand=True),
+        Param("difficulty", str, "hard", choices=L.DIFFICULTIES, help="the encounter deck (docs/lotr-rules.md)", shorthand=True),
         Param("full_scenario", bool, False, help="all three quest stages instead of the first", shorthand=True),
         Param("rules", str, "corrected", choices=RULES_CHOICES, described=RULES_DESCRIBED,
-              help="corrected: RULES.md; published: the published simulator's defects; or defect names joined by "
+              help="corrected: docs/lotr-rules.md; published: the published simulator's defects; or defect names joined by "
                    "+ (docs/lotr-published-rules.md)"),
     ),
     option_codes=option_codes,
@@ -104,7 +104,7 @@ GAME = Game(
     search_params=REDUCTION_PARAMS,
     python_agents=PUBLISHED_AGENTS,
     short_roles=SHORT_STAGES,
-    help="The Lord of the Rings: The Card Game, simplified (Godlewski's thesis; RULES.md)",
+    help="The Lord of the Rings: The Card Game, simplified (Godlewski's thesis; docs/lotr-rules.md)",
     metric_names=("lost_by_threat", "lost_by_heroes"),
     published=PUBLISHED,
     encoders=tuple(Encoder(f"thesis-{k}", {"planning": PLANNING_SIZE, "questing": size, "defense": DEFENSE_SIZE},

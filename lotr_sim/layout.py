@@ -66,7 +66,7 @@ QUEST_STAGE = QUEST_PROGRESS + 1
 QUEST_STAGE_COUNT = QUEST_STAGE + 1
 LOCATION_PROGRESS = QUEST_STAGE_COUNT + 1
 DIFFICULTY = LOCATION_PROGRESS + 1
-RULES = DIFFICULTY + 1  # the published code's defects in play, a bit each (lotr_sim/defects.py); 0: RULES.md
+RULES = DIFFICULTY + 1  # the published code's defects in play, a bit each (lotr_sim/defects.py); 0: docs/lotr-rules.md
 ALLY_ORDER = RULES + 1  # under the list-skip defect: each ally's purchase rank, 4 bits per ally
 STATE_SIZE = ALLY_ORDER + 1
 

@@ -1,4 +1,4 @@
-"""What the player sees (RULES.md, "Information"): everything but the deck orders."""
+"""What the player sees (docs/lotr-rules.md, "Information"): everything but the deck orders."""
 
 from __future__ import annotations
 

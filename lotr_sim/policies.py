@@ -1,4 +1,4 @@
-"""The thesis's random agent and expert rules (RULES.md), and fixed rules over the RL macro actions, compiled.
+"""The thesis's random agent and expert rules (docs/lotr-rules.md), and fixed rules over the RL macro actions, compiled.
 
 The rule (``rule``) is the one the RL agents' macro actions (``lotr_sim.decoders``) make
 strong on hard: buy allies by willpower per cost, commit every ready character,

@@ -1,4 +1,4 @@
-"""The thesis's published results (Godlewski 2022, ../shared/papers), as plain data for "ours vs published":
+"""The thesis's published results (Godlewski 2022), as plain data for "ours vs published":
 win rates in percent with the thesis's 95 % binomial half-width (Eq. 6.1), copied from the text of Table 3.2 (random
 agent, ``random-baseline``), Table 6.1 (vanilla MCTS vs action reduction, ``mcts-reduction``), Table 6.2 (MCTS setups
 at budget 40, ``mcts-setups``), Figure 6.2 (playouts per node at budget 200, ``mcts-ppn``: only the peaks the text
@@ -11,9 +11,9 @@ planning-questing-defense (travel and attack random); parameter names follow the
 the stages differ), ``parameters`` is the thesis's shared (*) vs distinct (**) parameter policy, and
 ``time_per_game_s``, ``training_time_s`` and ``tuning_time_h`` are its timings. Only Table 3.2 states its numbers of
 games; elsewhere ``games`` is None and the note gives the count the interval implies. ``oracle = True`` marks the
-MCTS rows, whose search ../shared/RULES.md describes as not honest (it knows both deck orders and keeps the best
+MCTS rows, whose search docs/lotr-rules.md describes as not honest (it knows both deck orders and keeps the best
 rolled outcomes), so they are no target for an honest agent. ``RULES_RANDOM`` is not the thesis's: it is the random
-agent under the corrected rules of RULES.md (4,000,000 games each), the reference that replaces Table 3.2 here.
+agent under the corrected rules of docs/lotr-rules.md (4,000,000 games each), the reference that replaces Table 3.2 here.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ import math
 
 from gamecore.published import Published
 
-# The random agent under the corrected rules (RULES.md, "The thesis's random agent"): 4,000,000 games each.
+# The random agent under the corrected rules (docs/lotr-rules.md, "The thesis's random agent"): 4,000,000 games each.
 RULES_RANDOM = {"easy": 54.15, "medium": 52.80, "hard": 4.25}
 
 # Table 5.2: the hp.choice lists of the direct actor-critic hyperparameter optimisation (Hyperopt TPE, 100 trials).

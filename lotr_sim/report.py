@@ -11,13 +11,13 @@ from lotr_sim.published import RULES_RANDOM
 
 REASONS = {  # why a row of ours may differ from the published one (a study's report.reason names one)
     "mcts": "the published search played copies of the real game, deck order included, and kept the outcomes it "
-            "liked (RULES.md); ours is honest",
-    "rl": "the published game had defects that favour the player (RULES.md), and its direct learner's questing "
+            "liked (docs/lotr-rules.md); ours is honest",
+    "rl": "the published game had defects that favour the player (docs/lotr-rules.md), and its direct learner's questing "
           "of nobody revealed no card (`idle-quest`, docs/lotr-published-rules.md); its RL figures are the best "
           "training moving averages, ours evaluations on deals the training never saw. Where a published figure "
           "lies above an ORACLE search deciding the same stages (the section of upper bounds, `fidelity-bounds`), "
-          "no policy can reach it on the game of RULES.md",
-    "random": "the published code had defects that favour the player; ours follows RULES.md (its column)",
+          "no policy can reach it on the game of docs/lotr-rules.md",
+    "random": "the published code had defects that favour the player; ours follows docs/lotr-rules.md (its column)",
     "published": "a defect of the published code that `rules = \"published\"` does not play "
                  "(docs/lotr-published-rules.md)",
     "published-mcts": "our model of the published search at its last commit (2022), at budget 40 with the code's "
@@ -32,7 +32,7 @@ REASONS = {  # why a row of ours may differ from the published one (a study's re
                     "(docs/lotr-published-rules.md, \"The published RL, run directly\"); ours are our learners, "
                     "evaluated after training on deals the training never saw",
 }
-REFERENCES = {"rules_random": ("RULES.md", RULES_RANDOM)}  # the random agent under the corrected rules, by difficulty
+REFERENCES = {"rules_random": ("docs/lotr-rules.md", RULES_RANDOM)}  # the random agent under the corrected rules, by difficulty
 
 
 def published_label(label: str) -> str:

@@ -1,4 +1,4 @@
-"""The rules of RULES.md as compiled functions over the flat state array.
+"""The rules of docs/lotr-rules.md as compiled functions over the flat state array.
 
 ``new_state`` (``deal`` in place) deals a game and runs it to its first decision; ``apply_action``
 applies the decision encoded as an action vector (see ``layout``) and runs the
@@ -212,7 +212,7 @@ def shuffle_section(S, start, stop, rs):
 @allocating
 def new_state(difficulty, quest_stages, rules, seed, log):
     """Deal a game from ``seed`` and run it to its first decision; ``rules``: the published code's defects in
-    play (``lotr_sim.defects``), 0 for RULES.md."""
+    play (``lotr_sim.defects``), 0 for docs/lotr-rules.md."""
     S = np.empty(L.STATE_SIZE, np.int64)
     deal(S, difficulty, quest_stages, rules, seed, log)
     return S

@@ -56,7 +56,7 @@ def parse_policy(policy: str) -> int:
 
 
 class GameState:
-    """One game of the model in RULES.md.
+    """One game of the model in docs/lotr-rules.md.
 
     ``GameState("hard", seed=7)`` deals a game; the same difficulty, seed and
     decisions give the same game on any machine. ``trace=True`` records the
@@ -181,7 +181,7 @@ class GameState:
         return decode(self.stage, act)
 
     def policy_action(self, policy: str, rng: RandomSource) -> Action:
-        """The choice of the compiled ``random`` or ``expert`` policy (RULES.md)."""
+        """The choice of the compiled ``random`` or ``expert`` policy (docs/lotr-rules.md)."""
         self._require_decision()
         act = np.empty(N_CARDS, np.int64)
         policy_action(self._s, parse_policy(policy), _stream(rng), act, np.empty_like(self._s))

@@ -110,7 +110,7 @@ def state_from_dict(data: dict) -> np.ndarray:
     return S
 
 
-# The zones each kind of card can be in (RULES.md): checked by check_consistency.
+# The zones each kind of card can be in (docs/lotr-rules.md): checked by check_consistency.
 _KIND_ZONES = {
     HERO: ("heroes", ("in play", "destroyed heroes")),
     ALLY: ("allies", ("player deck", "hand", "in play", "player discard")),

@@ -1,4 +1,4 @@
-"""The thesis's published results (Huibers 2016, ``../shared/papers/huibers-2016-love-letter-agents.txt``) as
+"""The thesis's published results (Huibers 2016, the Love Letter agents thesis) as
 plain data: Table 4 (the first turn of the dynamic-programming table) and the game counts of Tables 1-3 and 5-11.
 
 Every count table plays 1,000,000 games with the left-hand (first-named) player moving first. Tables 1, 2, 3,

@@ -1,6 +1,6 @@
-"""The thesis's random agent wins as often as RULES.md says (100,000 games per difficulty).
+"""The thesis's random agent wins as often as docs/lotr-rules.md says (100,000 games per difficulty).
 
-RULES.md: under these rules the random agent wins easy 54.15 %, medium 52.80 %,
+docs/lotr-rules.md: under these rules the random agent wins easy 54.15 %, medium 52.80 %,
 hard 4.25 % (4,000,000 games each). With 100,000 games the standard error is about
 0.16 points (easy, medium) and 0.06 points (hard); the tolerances are about three
 and five standard errors. The seed is fixed, so the result is reproducible.

@@ -1,4 +1,4 @@
-"""The compiled policies: the thesis's expert rules and random agent (RULES.md), and the macro-action rule."""
+"""The compiled policies: the thesis's expert rules and random agent (docs/lotr-rules.md), and the macro-action rule."""
 
 import numpy as np
 import pytest

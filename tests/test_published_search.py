@@ -249,7 +249,7 @@ def test_the_published_rules_section_sets_ours_under_both_rules_beside_the_thesi
     text = scaled_report(in_tmp, capsys, ("random-baseline", "random-baseline-published"),
                          lambda study: study.replace("[objective]\ngames = 100000", "[objective]\ngames = 400"))
     table = text[text.index("## Random agent under the published rules"):].split("\n\n")[2].splitlines()
-    assert "`random-baseline`: win % [95% CI] (games)" in table[0] and "RULES.md" in table[0]
+    assert "`random-baseline`: win % [95% CI] (games)" in table[0] and "docs/lotr-rules.md" in table[0]
     hard = next(row for row in table if row.startswith("| hard"))
     assert hard.count("(400)") == 2 and "4.53 ± 0.13 (Table 3.2)" in hard and "| 4.25 |" in hard
 

@@ -1,4 +1,4 @@
-"""One test per rule of RULES.md that an implementation can get wrong.
+"""One test per rule of docs/lotr-rules.md that an implementation can get wrong.
 
 Most tests build a hand-made position (conftest.make_state), apply one
 decision and look at what the rules did. Hero ids: 0 Dunhere (willpower 1),

@@ -220,7 +220,7 @@ def bounds_markdown(section: Section, trials: list[Measured]) -> list[str]:
     return lines + ["", ("An ORACLE search reads the true deck orders, more than any honest policy for the same "
                     "stages sees. Its rate still rises slowly with the budget, so it estimates the bound rather "
                     "than proves it: a published figure far above it at every budget (beyond both intervals, and "
-                    "beyond the budgets' trend) cannot be reached on the game of RULES.md."), ""]
+                    "beyond the budgets' trend) cannot be reached on the game of docs/lotr-rules.md."), ""]
 
 
 def _optionscell_text(options: dict) -> str:
