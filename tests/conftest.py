@@ -233,6 +233,17 @@ def fresh_postgres():
         admin.close()
 
 
+def run_gametune(folder, *args) -> subprocess.CompletedProcess:
+    """``gametune *args`` in a process of its own in ``folder`` (this checkout's code, no MLFLOW_TRACKING_URI from
+    outside): its exit code, stdout and stderr, within 10 minutes."""
+    import os
+
+    env = {k: v for k, v in os.environ.items() if k != "MLFLOW_TRACKING_URI"}
+    env["PYTHONPATH"] = str(Path(__file__).resolve().parent.parent)
+    return subprocess.run([sys.executable, "-m", "tuning.cli", *map(str, args)], cwd=folder, env=env,
+                          capture_output=True, text=True, timeout=600, check=False)
+
+
 def run_cli(capsys, *argv):
     """Run ``lotr *argv``; return (exit code, stdout, stderr)."""
     from tuning.cli import main

@@ -6,11 +6,11 @@ trial with its reason; trial folders are keyed by storage; records hold no machi
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import optuna
 import pytest
+from conftest import run_gametune
 from optuna.trial import TrialState
 
 from agents.setup import Setup
@@ -38,12 +38,6 @@ pruner = "none"
 {extra}"""
 
 
-def gametune(folder: Path, *args: str) -> subprocess.CompletedProcess:
-    env = {k: v for k, v in os.environ.items() if k != "MLFLOW_TRACKING_URI"} | {"PYTHONPATH": str(REPO)}
-    return subprocess.run([sys.executable, "-m", "tuning.cli", *map(str, args)], cwd=folder, env=env,
-                          capture_output=True, text=True, timeout=600, check=False)
-
-
 def one_line_error(done: subprocess.CompletedProcess, *fragments: str) -> None:
     assert done.returncode == 2, done.stderr[-2000:]
     lines = done.stderr.strip().splitlines()
@@ -62,7 +56,7 @@ def test_a_reading_command_never_repairs_a_journal_nor_touches_a_foreign_file(tm
     before = snapshot(tmp_path)
     for args in (("report", "s.toml", "--out", "out/r.md"), ("tune", "export", "s.toml", "--out", "x.toml"),
                  ("tune", "run", "s.toml", "--dry-run"), ("tune", "run", "s.toml")):
-        done = gametune(tmp_path, *args)
+        done = run_gametune(tmp_path, *args)
         assert "Traceback" not in done.stderr, done.stderr[-2000:]
         after = {k: v for k, v in snapshot(tmp_path).items() if not k.startswith("out/")}  # the report's own files
         assert after == before, f"{args} changed {set(after) ^ set(before) or 'notes.txt'}"
@@ -71,13 +65,13 @@ def test_a_reading_command_never_repairs_a_journal_nor_touches_a_foreign_file(tm
 
 def test_a_torn_journal_is_left_alone_by_report_and_export(tmp_path):
     (tmp_path / "t.toml").write_text(STUDY.format(name="t", extra=""))
-    assert gametune(tmp_path, "tune", "run", "t.toml", "--storage", "t.journal").returncode == 0
+    assert run_gametune(tmp_path, "tune", "run", "t.toml", "--storage", "t.journal").returncode == 0
     journal = tmp_path / "t.journal"
     journal.write_bytes(journal.read_bytes() + b'{"op_code": 5, "worker_id": "cut')  # a writer killed mid-record
     before = snapshot(tmp_path)
-    gametune(tmp_path, "tune", "export", "t.toml", "--storage", "t.journal", "--out", "x.toml")
+    run_gametune(tmp_path, "tune", "export", "t.toml", "--storage", "t.journal", "--out", "x.toml")
     assert snapshot(tmp_path) == before  # export read it (the torn record skipped) and wrote nothing
-    done = gametune(tmp_path, "tune", "run", "t.toml", "--storage", "t.journal", "--n-trials", "3")
+    done = run_gametune(tmp_path, "tune", "run", "t.toml", "--storage", "t.journal", "--n-trials", "3")
     assert done.returncode == 0, done.stderr[-2000:]
     assert journal.read_bytes().endswith(b"\n") and list(tmp_path.glob("t.journal.torn-*"))  # a writer repairs it
 
@@ -85,15 +79,15 @@ def test_a_torn_journal_is_left_alone_by_report_and_export(tmp_path):
 @pytest.mark.parametrize("tracking", ["sqlite:///s.db", "sqlite:///other.db"], ids=["the-storage", "another-study"])
 def test_a_tracking_store_that_is_an_optuna_storage_is_refused_and_left_alone(tmp_path, tracking):
     (tmp_path / "o.toml").write_text(STUDY.format(name="o", extra=""))
-    assert gametune(tmp_path, "tune", "run", "o.toml", "--storage", "other.db").returncode == 0
+    assert run_gametune(tmp_path, "tune", "run", "o.toml", "--storage", "other.db").returncode == 0
     (tmp_path / "s.toml").write_text(STUDY.format(name="s", extra=f'[mlflow]\ntracking_uri = "{tracking}"\n'))
     if tracking.endswith("s.db"):
-        assert gametune(tmp_path, "tune", "run", "s.toml", "--n-trials", "1").returncode == 2
+        assert run_gametune(tmp_path, "tune", "run", "s.toml", "--n-trials", "1").returncode == 2
         (tmp_path / "s.toml").write_text(STUDY.format(name="s", extra=""))
-        assert gametune(tmp_path, "tune", "run", "s.toml").returncode == 0  # s.db: a finished study of its own
+        assert run_gametune(tmp_path, "tune", "run", "s.toml").returncode == 0  # s.db: a finished study of its own
         (tmp_path / "s.toml").write_text(STUDY.format(name="s", extra=f'[mlflow]\ntracking_uri = "{tracking}"\n'))
     before = snapshot(tmp_path)
-    done = gametune(tmp_path, "tune", "run", "s.toml", "--n-trials", "3")
+    done = run_gametune(tmp_path, "tune", "run", "s.toml", "--n-trials", "3")
     expected = "is the study's storage" if tracking.endswith("s.db") else "not an MLflow store"
     one_line_error(done, expected)
     assert snapshot(tmp_path) == before and not list(tmp_path.glob("*.broken-*"))
@@ -101,12 +95,12 @@ def test_a_tracking_store_that_is_an_optuna_storage_is_refused_and_left_alone(tm
 
 def test_a_storage_that_is_an_mlflow_store_is_refused_and_left_alone(tmp_path):
     (tmp_path / "s.toml").write_text(STUDY.format(name="s", extra=""))
-    assert gametune(tmp_path, "tune", "run", "s.toml").returncode == 0  # mlflow.db: MLflow's default store here
+    assert run_gametune(tmp_path, "tune", "run", "s.toml").returncode == 0  # mlflow.db: MLflow's default store here
     before = snapshot(tmp_path)
-    one_line_error(gametune(tmp_path, "tune", "run", "s.toml", "--storage", "mlflow.db"), "not an Optuna storage")
+    one_line_error(run_gametune(tmp_path, "tune", "run", "s.toml", "--storage", "mlflow.db"), "not an Optuna storage")
     (tmp_path / "m.toml").write_text(STUDY.format(name="s", extra='storage = "mlflow.db"\n'))
     before = snapshot(tmp_path)
-    one_line_error(gametune(tmp_path, "report", "m.toml", "--out", "r.md"), "not an Optuna storage")
+    one_line_error(run_gametune(tmp_path, "report", "m.toml", "--out", "r.md"), "not an Optuna storage")
     assert snapshot(tmp_path) == before
 
 
@@ -146,7 +140,7 @@ def test_atomic_writes_use_a_unique_temporary_file_and_follow_no_planted_link(tm
 def test_trial_folders_are_keyed_by_storage(tmp_path):
     (tmp_path / "k.toml").write_text(STUDY.format(name="k", extra=""))
     for storage in ("k.db", "k.journal"):
-        assert gametune(tmp_path, "tune", "run", "k.toml", "--storage", storage).returncode == 0
+        assert run_gametune(tmp_path, "tune", "run", "k.toml", "--storage", storage).returncode == 0
     folders = sorted(p.parent.name for p in tmp_path.glob("k-trials/*/trial-0"))
     assert len(folders) == 2 and folders[0].startswith("journal-") and folders[1].startswith("sqlite-")
     for storage in (f"sqlite:///{tmp_path}/k.db", f"journal:{tmp_path}/k.journal"):
@@ -186,7 +180,7 @@ def test_a_full_disk_fails_the_trial_with_its_reason_and_leaves_none_running(tmp
             pass
         finally:
             os.close(filler)
-        done = gametune(tmp_path, "tune", "run", "f.toml")
+        done = run_gametune(tmp_path, "tune", "run", "f.toml")
         assert done.returncode == 2 and "No space left on device" in done.stderr, done.stderr[-2000:]
         trials = optuna.load_study(study_name="f", storage=f"sqlite:///{tmp_path}/f.db").trials
         assert trials and all(t.state == TrialState.FAIL for t in trials)

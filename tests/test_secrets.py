@@ -3,20 +3,17 @@ MLflow tracking server; trust auth and a server without auth accept any password
 no file, no store and no artifact. Every command a user runs on such a study is run, in real processes, its error
 paths too."""
 
-import os
 import socket
 import subprocess
 import sys
-from pathlib import Path
 
 import psycopg
 import pytest
-from conftest import wait_for_mlflow_server
+from conftest import run_gametune, wait_for_mlflow_server
 
 from gamecore.redaction import redact
 
 pytestmark = pytest.mark.slow
-REPO = Path(__file__).resolve().parent.parent
 SECRET = "S3CRET"
 
 STUDY = """
@@ -62,12 +59,6 @@ def _free_port() -> int:
         return probe.getsockname()[1]
 
 
-def _gametune(folder: Path, *args: str) -> subprocess.CompletedProcess:
-    env = {k: v for k, v in os.environ.items() if k != "MLFLOW_TRACKING_URI"} | {"PYTHONPATH": str(REPO)}
-    return subprocess.run([sys.executable, "-m", "tuning.cli", *args], cwd=folder, env=env, capture_output=True,
-                          text=True, timeout=600, check=False)
-
-
 def _database_text(url: str) -> str:
     """Every row of every table of the database at ``url``, as text."""
     plain = url.replace("+psycopg", "").replace(f":{SECRET}@", "@")
@@ -100,11 +91,11 @@ def test_a_study_with_passwords_in_both_urls_leaves_them_nowhere(tmp_path, fresh
             (("tune", "export", "sec.toml", "--storage", storage, "--out", "exported.toml"), 0),
             (("tune", "run", "sec.toml", "--storage", storage.replace(":5432/", ":1/"), "--dry-run"), 2),
         ]:
-            done = _gametune(tmp_path, *args)
+            done = run_gametune(tmp_path, *args)
             assert done.returncode == code, (args, done.stderr[-3000:])
             outputs += [done.stdout, done.stderr]
         (tmp_path / "sec.toml").write_text(STUDY.format(tracking=f"http://u:{SECRET}@127.0.0.1:1"))
-        done = _gametune(tmp_path, "tune", "run", "sec.toml", "--storage", storage)
+        done = run_gametune(tmp_path, "tune", "run", "sec.toml", "--storage", storage)
         assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1, done.stderr
         outputs += [done.stdout, done.stderr]
     finally:

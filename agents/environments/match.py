@@ -104,9 +104,10 @@ class Match:
         """What ``role``'s player sees now, by the match's encoder; zeros for a decision kind (LOTR's stages) that
         is not pending, whose encoding the kernels cannot write (they encode the pending decision's, of another
         size)."""
-        out = np.zeros(self.sizes[role], np.float32)
-        if self.game.by_seat or role == self.role:
-            self.kernels.encode(self.state, self.encoding, self.player(role), out)
+        if not (self.game.by_seat or role == self.role):
+            return np.zeros(self.sizes[role], np.float32)
+        out = np.empty(self.sizes[role], np.float32)  # every step: the kernels write all of it
+        self.kernels.encode(self.state, self.encoding, self.player(role), out)
         return out
 
     def mask(self, role: int) -> np.ndarray:
