@@ -55,6 +55,7 @@ import gamecore
 from agents.specs import PYTHON, AgentKind, AgentSpec, SpecError, agent_kinds
 from gamecore.atomic import atomic_path, write_atomically
 from gamecore.interface import Game
+from gamecore.moved import moved_message
 
 FORMAT = 1
 FILE_PARAMS = ("weights", "playout_nets")  # paths; in a configuration file, relative to the file's folder
@@ -380,7 +381,7 @@ class Setup:
                 with open(path, encoding="utf-8") as file:
                     data = json.load(file)
         except OSError as error:
-            raise SpecError(f"{path}: cannot read: {error.strerror or error}") from None
+            raise SpecError(moved_message(path) or f"{path}: cannot read: {error.strerror or error}") from None
         except ValueError as error:  # TOMLDecodeError, JSONDecodeError, UnicodeDecodeError
             raise SpecError(f"{path}: bad {suffix[1:].upper()}: {error}") from None
         return data

@@ -241,7 +241,7 @@ class AgentSpec:
             playout_nets(game, values[_PLAYOUT_NETS.name], where)
         elif values.get(_LEAF.name, LEAVES[0]) != LEAVES[0]:
             raise SpecError(f"{where}: leaf = {values[_LEAF.name]!r} needs the networks that value the leaves: set "
-                            "playout_nets, e.g. playout_nets = \"studies/best-rl/agent.toml\", or leaf = \"playout\"")
+                            "playout_nets, e.g. playout_nets = \"studies/lotr/best-rl/agent.toml\", or leaf = \"playout\"")
         return cls(agent, tuple(values.items()), game)
 
     @property
@@ -324,7 +324,7 @@ def playout_nets(game: Game, path: str, where: str = "agent") -> np.ndarray:
     finally:
         _LOADING.pop()
     raise SpecError(f"{where}: playout_nets = {path!r}: {problem}; give an agent configuration with trained "
-                    "rl roles, e.g. studies/best-rl/agent.toml")
+                    "rl roles, e.g. studies/lotr/best-rl/agent.toml")
 
 
 @functools.lru_cache(maxsize=8)

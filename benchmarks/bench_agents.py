@@ -5,7 +5,7 @@ Run: python benchmarks/bench_agents.py [--games 1000] [--workers 2] [--speed-onl
 Speed runs on one core: honest random-mcts-mcts at budget 200, ppn 20, random
 playouts (ms per game), and ms per questing/defense decision at budgets 40,
 200 and 800 (ppn = budget / 10); then the full scenario (three quest stages) on
-hard: ``rule-full`` alone and the full-scenario best agent (``studies/best-full/``),
+hard: ``rule-full`` alone and the full-scenario best agent (``studies/lotr/best-full/``),
 ms per game and per decision of each searched stage, and their win rates, on
 up to 200 games of seed 0. Strength: games 0..games-1 of seed 0 on hard
 (the same deals for every row), honest and oracle random-mcts-mcts at
@@ -23,7 +23,7 @@ from agents.evaluation import evaluate_setup
 from agents.setup import Setup
 
 BUDGETS = ((40, 10), (200, 20), (800, 80))
-FULL_BEST = Path(__file__).parent.parent / "studies" / "best-full" / "agent.toml"
+FULL_BEST = Path(__file__).parent.parent / "studies" / "lotr" / "best-full" / "agent.toml"
 
 
 def mcts_setup(agent: str, budget: int, ppn: int, playout: str = "random") -> Setup:
@@ -49,7 +49,7 @@ def speed(games: int) -> None:
 
 def full_scenario_speed(games: int) -> None:
     options = {"difficulty": "hard", "full_scenario": True}
-    for name, setup in (("rule-full", Setup.uniform("rule-full")), ("studies/best-full", Setup.load(FULL_BEST))):
+    for name, setup in (("rule-full", Setup.uniform("rule-full")), ("studies/lotr/best-full", Setup.load(FULL_BEST))):
         result = evaluate_setup(setup, options=options, games=games, seed=0)
         searched = ", ".join(f"{stage} {ms:.2f}" for stage, ms in result.ms_per_decision.items()
                              if ms is not None and ms >= 0.005)

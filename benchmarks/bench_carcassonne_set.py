@@ -18,7 +18,7 @@ from pathlib import Path
 from agents.interruption import Interrupted, stop_signals
 from carcassonne_sim.published import TABLE3, TABLE3_MINUTES
 
-STUDIES = Path(__file__).resolve().parent.parent / "studies"
+STUDIES = Path(__file__).resolve().parent.parent / "studies" / "carcassonne" / "paper"
 # each study file of the set, and the rows of Table III it runs
 SET = {
     "carcassonne-tuning": ("MCTS vs RA (parameter tuning)",),

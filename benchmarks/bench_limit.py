@@ -17,7 +17,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--deals", type=int, default=100)
     parser.add_argument("--nodes", type=int, default=100_000, help="the exhaustive search's decisions per deal")
-    parser.add_argument("--agent", default="studies/best/agent.toml")
+    parser.add_argument("--agent", default="studies/lotr/best/agent.toml")
     parser.add_argument("--seed", type=int, default=2000003)
     args = parser.parse_args()
     for full_scenario in (False, True):

@@ -4,7 +4,7 @@ Run: python benchmarks/bench_samplers.py [--trials 30] [--seeds 5] [--games 200]
      [--samplers tpe hyperopt random gp cmaes] [--workers 2] [--out docs/samplers.json] [--resume]
 
 Each sampler (``tuning.samplers``: Optuna's TPE, Hyperopt's TPE, random
-search, Optuna's GP and CMA-ES) searches ``studies/mcts-hpo.toml``'s space
+search, Optuna's GP and CMA-ES) searches ``studies/lotr/mcts-hpo.toml``'s space
 for ``--trials`` trials from each of ``--seeds`` sampler seeds, driven by its
 own strategy object exactly as a study's worker is, every trial on the same
 ``--games`` deals (the study file's seed), without pruning (so that every
@@ -35,7 +35,7 @@ from tuning.samplers import SAMPLERS
 from tuning.study_file import load_study
 from tuning.study_spec import StudySpec
 
-STUDY = Path(__file__).resolve().parent.parent / "studies" / "mcts-hpo.toml"
+STUDY = Path(__file__).resolve().parent.parent / "studies" / "lotr" / "mcts-hpo.toml"
 
 
 class InMemoryLoop:
@@ -124,7 +124,7 @@ def main() -> None:
 
 def scale(args: argparse.Namespace, spec: StudySpec) -> dict:
     """What makes two benchmarks' runs comparable: trials, deals and their seeds."""
-    return {"study": STUDY.name, "trials": args.trials, "games": args.games,
+    return {"study": STUDY.relative_to(STUDY.parents[1]).as_posix(), "trials": args.trials, "games": args.games,
             "validation_games": args.validation_games, "validation_seed": spec.validation_seed,
             "search_seed": spec.seed}
 

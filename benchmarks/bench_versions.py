@@ -26,9 +26,9 @@ CASES = [
                                             "--seed", "7"], None),
     ("random-mcts-mcts, 2,000 hard games", ["--setup", "random-mcts-mcts", "--difficulty", "hard", "--games", "2000",
                                             "--seed", "11"], None),
-    ("the RL agent (best-hard's), 10,000 hard games", ["--config", "studies/best-rl/agent.toml", "--games", "10000",
+    ("the RL agent (best-hard's), 10,000 hard games", ["--config", "studies/lotr/best-rl/agent.toml", "--games", "10000",
                                                        "--seed", "1000003"],
-     ["--config", "studies/best/agent.toml", "--games", "10000", "--seed", "1000003"]),
+     ["--config", "studies/lotr/best/agent.toml", "--games", "10000", "--seed", "1000003"]),
 ]
 RESULT = re.compile(r"win rate ([\d.]+)%.*?([\d,]+) games/s", re.DOTALL)
 

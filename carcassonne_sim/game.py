@@ -195,7 +195,7 @@ def twm(records: np.ndarray, player: int) -> np.ndarray:
 SEATS = ("first", "second")
 PAPER_BUDGET = 5000  # rollouts per move of the paper's agents here (section IV gives only the 100 per step)
 # MCTS-RAVE's C, rollouts per step and b of Eq. 3 (in points, Eq. 4's unit), lost in the paper's text: the best
-# trial of studies/carcassonne-rave-tuning.toml (trial 22: +97.6 points against RA on the tuning sequences)
+# trial of studies/carcassonne/paper/carcassonne-rave-tuning.toml (trial 22: +97.6 points against RA on the tuning sequences)
 RAVE_C, RAVE_PPN, RAVE_BIAS = 4.3, 10, 0.32
 
 
@@ -262,11 +262,11 @@ GAME = Game(
                                 "final": "visits"},
                help="the paper's vanilla MCTS: UCT with C = 3, 100 rollouts per simulation step, Eq. 4 backed up, "
                     "most visits; the budget (rollouts per move, which the paper does not give) chosen by "
-                    "studies/carcassonne-tuning.toml"),
+                    "studies/carcassonne/paper/carcassonne-tuning.toml"),
         Preset("mcts-rave", "mcts", {"c": RAVE_C, "ppn": RAVE_PPN, "budget": PAPER_BUDGET, "reward": "margin",
                                      "final": "visits", "rave": True, "rave_bias": RAVE_BIAS},
                help="the paper's MCTS-RAVE (Eq. 3): MCTS with all-moves-as-first values; its C, rollouts per step "
-                    "and RAVE bias, lost in the paper's text, chosen by studies/carcassonne-rave-tuning.toml"),
+                    "and RAVE bias, lost in the paper's text, chosen by studies/carcassonne/paper/carcassonne-rave-tuning.toml"),
     ),
     published=PUBLISHED,
     seat_measures=PAPER_MEASURES,

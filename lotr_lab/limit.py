@@ -219,7 +219,7 @@ def arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--nodes", type=positive_int, default=NODES, help="decisions searched per deal before giving up")
     parser.add_argument("--workers", type=positive_int, default=1, help="processes for the ORACLE searches")
     parser.add_argument("--agent", metavar="CONFIG",
-                        help="an honest agent's configuration (e.g. studies/best-full/agent.toml) played on the same "
+                        help="an honest agent's configuration (e.g. studies/lotr/best-full/agent.toml) played on the same "
                              "deals first: its wins are winning lines, and the report sets it against the limit")
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
     parser.add_argument("--out", help="also write the JSON result to this file (lotr report reads docs/limit-*.json)")

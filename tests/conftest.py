@@ -269,7 +269,7 @@ def random_play(new_game, n: int, seed: int = 0):
         yield state
 
 
-SMALL_MAIN_JOB = """# The main job's study (studies/mcts-hpo.toml), small: a grid whose last two points lose (budget 1)
+SMALL_MAIN_JOB = """# The main job's study (studies/lotr/mcts-hpo.toml), small: a grid whose last two points lose (budget 1)
 name = "mcts-hpo"
 difficulty = "hard"
 setup = "random-mcts-mcts"
@@ -299,18 +299,18 @@ workers = 2
 
 @pytest.fixture(scope="session")
 def finished_main_job(tmp_path_factory):
-    """A folder after the README's main job, ``lotr tune run studies/mcts-hpo.toml``, run as written on a study
+    """A folder after the README's main job, ``lotr tune run studies/lotr/mcts-hpo.toml``, run as written on a study
     file of that name made small (``SMALL_MAIN_JOB``: 4 trials of 60 games on 2 workers, trial 0 complete and
     chosen, trials 2 and 3 pruned, trial 1 either, by timing; 200 validation and test deals; about 35 s): its
     journal, MLflow store and export, as a researcher finds them."""
     import os
 
     folder = tmp_path_factory.mktemp("main-job")
-    (folder / "studies").mkdir()
-    (folder / "studies" / "mcts-hpo.toml").write_text(SMALL_MAIN_JOB)
+    (folder / "studies" / "lotr").mkdir(parents=True)
+    (folder / "studies" / "lotr" / "mcts-hpo.toml").write_text(SMALL_MAIN_JOB)
     env = {key: value for key, value in os.environ.items() if key != "MLFLOW_TRACKING_URI"}
     lotr = Path(sys.executable).with_name("lotr")
-    done = subprocess.run([str(lotr), "tune", "run", "studies/mcts-hpo.toml"], cwd=folder, env=env,
+    done = subprocess.run([str(lotr), "tune", "run", "studies/lotr/mcts-hpo.toml"], cwd=folder, env=env,
                           capture_output=True, text=True, timeout=600, check=False)
     assert done.returncode == 0, done.stderr
     return folder

@@ -35,8 +35,8 @@ from agents.specs import AgentSpec, SpecError
 from lotr_sim import GameState
 
 ROOT = Path(__file__).resolve().parent.parent
-BEST = ROOT / "studies" / "best-rl"
-BEST_QUESTING = BEST / "agent.questing.pt"  # ac-direct, neurons 175, encoding 0 (studies/best-rl/agent.toml)
+BEST = ROOT / "studies" / "lotr" / "best-rl"
+BEST_QUESTING = BEST / "agent.questing.pt"  # ac-direct, neurons 175, encoding 0 (studies/lotr/best-rl/agent.toml)
 AS_TRAINED = {"algo": "ac-direct", "neurons": 175, "encoding": 0}
 
 

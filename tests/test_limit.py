@@ -135,7 +135,7 @@ def test_the_full_scenario_limit_sets_the_agent_against_it(capsys, tmp_path):
 
     out = tmp_path / "limit-full-hard.json"
     code, stdout, _ = run_cli(capsys, "lotr", "limit", "--full-scenario", "--deals", "4", "--seed", "3", "--nodes",
-                              "100", "--agent", "studies/best/agent.toml", "--json", "--out", str(out))
+                              "100", "--agent", "studies/lotr/best/agent.toml", "--json", "--out", str(out))
     assert code == 0
     data = json.loads(stdout)
     assert data["full_scenario"] and data["scenario"] == "full scenario"

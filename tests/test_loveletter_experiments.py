@@ -195,7 +195,7 @@ def test_the_games_are_found_from_any_folder(tmp_path):
 
 
 def test_the_two_player_best_agent_claim_is_made_seat_by_seat():
-    spec = load_study("studies/loveletter-ismcts.toml")
+    spec = load_study("studies/loveletter/loveletter-ismcts.toml")
     section = next(s for s in sections({spec.name: StudyRun(spec, None)}) if s.key == "loveletter-ismcts")
     seats = {"first": {"wins": 58_000, "draws": 0, "losses": 42_000, "games": 100_000, "win_rate": 0.58,
                        "wilson_95": [0.577, 0.583]},

@@ -23,7 +23,7 @@ from lotr_sim.nets import ALGORITHMS as NETS_ALGORITHMS
 from lotr_sim.nets import NET_WORK, net_action, net_value, pack
 from lotr_sim.policies import POLICY_NAMES
 
-BEST_RL = Path(__file__).parent.parent / "studies" / "best-rl" / "agent.toml"
+BEST_RL = Path(__file__).parent.parent / "studies" / "lotr" / "best-rl" / "agent.toml"
 STAGE_INDEX = {"planning": 0, "questing": 1, "defense": 3}
 
 
@@ -94,7 +94,7 @@ def test_the_shipped_rl_agents_networks_in_one_table(states_by_stage):
 
 def test_a_search_with_the_networks_in_its_playouts_expands_their_choice_first():
     """Budget 1 plays the playouts' first choice: at every decision of 20 games, the rl agents' choice of
-    studies/best-rl (up to the search's choice among identical copies of a card), the rule's at travel and
+    studies/lotr/best-rl (up to the search's choice among identical copies of a card), the rule's at travel and
     attack."""
     searched = Setup.parse("mcts").with_params({"budget": 1, "playout": "rule", "playout_nets": str(BEST_RL),
                                                 "reduction": False})
@@ -115,7 +115,7 @@ def test_a_search_with_the_networks_in_its_playouts_expands_their_choice_first()
 
 def test_playout_nets_errors_are_one_line(tmp_path):
     with pytest.raises(SpecError, match=r"questing: playout_nets = 'nothing.toml': cannot read: No such file.*"
-                                        r"studies/best-rl/agent.toml"):
+                                        r"studies/lotr/best-rl/agent.toml"):
         AgentSpec.make("mcts", "questing", playout_nets="nothing.toml")
     (tmp_path / "rule.toml").write_text('setup = "rule"\n')
     with pytest.raises(SpecError, match="names no rl role"):
@@ -155,7 +155,7 @@ def test_a_playout_nets_loop_is_one_line(tmp_path):
 
 
 def test_a_truncated_playout_stops_where_a_network_values_the_state(states_by_stage):
-    """leaf = "value": a playout stops at the first state a network of studies/best-rl values (planning's Q,
+    """leaf = "value": a playout stops at the first state a network of studies/lotr/best-rl values (planning's Q,
     questing's and defense's critics) and returns that value; without truncation it plays to the end."""
     search, table = compiled(kernels), pack(trained_networks(str(BEST_RL)))
     nets, rule, rs = (table, np.empty(NET_WORK)), POLICY_NAMES.index("rule"), np.ones(1, np.uint64)

@@ -236,7 +236,7 @@ def scaled_report(folder: Path, capsys, names: tuple[str, ...], scaled) -> str:
     paths = []
     for name in names:
         path = folder / f"{name}.toml"
-        path.write_text(scaled((Path(__file__).parent.parent / "studies" / f"{name}.toml").read_text()))
+        path.write_text(scaled((Path(__file__).resolve().parent.parent / "studies" / "lotr" / "paper" / f"{name}.toml").read_text()))
         run_study(load_study(path))
         paths.append(str(path))
     code, _, err = run_cli(capsys, "report", *paths, "--out", "docs/results.md")

@@ -25,7 +25,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-MAIN_JOB = "lotr tune run studies/mcts-hpo.toml"
+MAIN_JOB = "lotr tune run studies/lotr/mcts-hpo.toml"
 
 
 def readme_commands() -> list[str]:
@@ -76,8 +76,8 @@ def test_every_lotr_command_of_the_readme_parses_and_names_files_that_exist():
 
 
 def test_the_readme_s_dry_run_runs_as_written(tmp_path):
-    """A few seconds: ``lotr tune run studies/mcts-hpo.toml --dry-run``, from the repository, creates nothing."""
-    command = command_starting("lotr tune run studies/mcts-hpo.toml --dry-run")
+    """A few seconds: ``lotr tune run studies/lotr/mcts-hpo.toml --dry-run``, from the repository, creates nothing."""
+    command = command_starting("lotr tune run studies/lotr/mcts-hpo.toml --dry-run")
     env = {key: value for key, value in os.environ.items() if key != "MLFLOW_TRACKING_URI"}
     env["MLFLOW_TRACKING_URI"] = f"sqlite:///{tmp_path}/mlflow.db"  # not the repository's own mlflow.db
     before = sorted(p.name for p in ROOT.iterdir())

@@ -18,7 +18,7 @@ from tuning.report import RENDERERS, header, write_report
 from tuning.report_figures import curves_figure
 from tuning.report_keys import REPORT_KINDS
 from tuning.report_sections import sections
-from tuning.study_file import load_study, parse_study
+from tuning.study_file import load_study, parse_study, study_files
 from tuning.study_results import Measured, StudyRun, read_record, write_record
 
 REPOSITORY = Path(__file__).resolve().parent.parent
@@ -83,7 +83,7 @@ def test_a_sections_kind_is_declared_and_takes_its_own_keys(report, message):
 
 def test_a_report_table_without_a_kind_is_a_table_and_every_shipped_one_names_its_kind():
     assert parse_study(_study('section = "x"\ncolumns = ["setup"]'), "s.toml").report["kind"] == "table"
-    for path in sorted((REPOSITORY / "studies").glob("*.toml")):
+    for path in study_files(REPOSITORY / "studies"):
         if "\n[report]" in path.read_text():
             assert "kind" in tomllib.loads(path.read_text())["report"], path.name
 
@@ -99,7 +99,7 @@ def test_the_studies_of_a_section_declare_the_same_kind():
 def test_the_report_reads_no_earlier_report(tmp_path):
     """A study with neither store, record nor export says "no record", whatever an earlier report said of it; its
     section keeps what its study file says (its note)."""
-    shipped = (REPOSITORY / "studies" / "openspiel-check.toml").read_text()
+    shipped = (REPOSITORY / "studies" / "lotr" / "openspiel-check.toml").read_text()
     (tmp_path / "openspiel-check.toml").write_text(shipped)
     (tmp_path / "results.md").write_text("# Results\n\n| `openspiel-check` | 5 | 500 | - | grid |\n\n"
                                          "## An outside check\n\nrun elsewhere: 86.2%\n")
@@ -112,7 +112,7 @@ def test_the_report_reads_no_earlier_report(tmp_path):
 
 
 def test_the_title_names_every_game_of_the_report():
-    runs = {spec.name: StudyRun(spec, None) for spec in map(load_study, sorted((REPOSITORY / "studies").glob("*.toml")))}
+    runs = {spec.name: StudyRun(spec, None) for spec in map(load_study, study_files(REPOSITORY / "studies"))}
     assert header(runs, sections(runs))[0] == ("# Results: this pipeline next to the published studies of The Lord of "
                                                "the Rings: The Card Game, Love Letter and Carcassonne")
 

@@ -242,7 +242,7 @@ def test_a_checkpoint_says_what_it_was_trained_for_and_is_refused_elsewhere_in_o
     with pytest.raises(SpecError, match="trained for role 'questing', not 'defense'; give a .pt trained for lotr's "
                                         "defense"):
         make_learner("defense", questing.with_params(weights=str(tmp_path / "q.pt")))
-    best = Setup.load("studies/best-rl/agent.toml")
+    best = Setup.load("studies/lotr/best-rl/agent.toml")
     assert make_learner("questing", best.questing).modules  # the first format
 
 

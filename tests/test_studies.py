@@ -4,6 +4,7 @@ import json
 import os
 import re
 import textwrap
+import tomllib
 from pathlib import Path
 
 import optuna
@@ -20,10 +21,11 @@ from tuning.orchestrator import run_study
 from tuning.report_sections import Section, sections
 from tuning.report_tables import bounds_markdown, judged, pairs_markdown
 from tuning.storage import storage_for, storage_object
-from tuning.study_file import load_study, parse_study
+from tuning.study_file import load_study, parse_study, study_files
 from tuning.study_results import Measured, StudyRun, read_study
 
-STUDIES = sorted((Path(__file__).parent.parent / "studies").glob("*.toml"))
+STUDIES = study_files(Path(__file__).parent.parent / "studies")
+STUDY_BY_NAME = {path.stem: path for path in STUDIES}
 
 GRID_STUDY = """
 name = "grid"
@@ -65,17 +67,16 @@ def test_every_shipped_export_is_its_own_studys_choice(path):
     """A best-agent section reads its figures from the export its study file names: that file loads as an agent
     setup and records the same study (a later stage must not take an earlier one's file unnoticed)."""
     spec = load_study(path)
-    export = path.parent.parent / spec.report["config"]
+    export = Path(__file__).parent.parent / spec.report["config"]
     Setup.load(export)
     assert Setup.read_mapping(export)["metadata"]["study"] == spec.name
 
 def test_a_two_player_trial_counts_its_games_in_every_seat_it_plays():
     """What a trial plays, and so what pruning saves, counts both seats of a two-player game."""
-    by_name = {path.stem: path for path in STUDIES}
-    both = load_study(by_name["carcassonne-search"])
+    both = load_study(STUDY_BY_NAME["carcassonne-search"])
     assert both.seat == "both" and both.games_per_trial == 2 * both.games
-    assert load_study(by_name["carcassonne-matches"]).games_per_trial == 140  # the paper's 140 games a match
-    one = load_study(by_name["search-hard"])
+    assert load_study(STUDY_BY_NAME["carcassonne-matches"]).games_per_trial == 140  # the paper's 140 games a match
+    one = load_study(STUDY_BY_NAME["search-hard"])
     assert one.games_per_trial == one.games
 
 
@@ -208,7 +209,7 @@ def test_a_margin_study_maximises_the_agents_score_margin(in_tmp, capsys):
 
 @pytest.mark.usefixtures("no_plots")
 def test_a_two_player_section_compares_each_seat_and_the_papers_measures(in_tmp, capsys):
-    shipped = (Path(__file__).parent.parent / "studies" / "carcassonne-random.toml").read_text()
+    shipped = (Path(__file__).parent.parent / "studies" / "carcassonne" / "paper" / "carcassonne-random.toml").read_text()
     study = in_tmp / "carcassonne-random.toml"
     study.write_text(textwrap.dedent("""
         name = "carcassonne-random"
@@ -348,7 +349,7 @@ def test_published_rows_have_one_row_per_table_cell():
 @pytest.mark.usefixtures("no_plots")
 def test_the_report_puts_our_figures_next_to_the_thesis(in_tmp, capsys):
     def report_table(name: str) -> str:
-        text = (Path(__file__).parent.parent / "studies" / f"{name}.toml").read_text()
+        text = STUDY_BY_NAME[name].read_text()
         return text[text.index("[report]"):]
 
     study = in_tmp / "random-baseline.toml"
@@ -490,15 +491,15 @@ def test_a_best_agent_section_without_a_published_figure_says_so_and_reproduces_
                     0.96, 0.93, 0.98, 300, 0.001, chosen={"test": test, "validation": validation})
     text = "\n".join(best_markdown(section, StudyRun(spec, [best]), best))
     assert "no published figure to compare with" in text
-    assert "--config studies/best-full/agent.toml --full-scenario --games 10000 --seed 2000003" in text
+    assert "--config studies/lotr/best-full/agent.toml --full-scenario --games 10000 --seed 2000003" in text
 
 
 @pytest.mark.usefixtures("no_plots")
 def test_a_lost_store_leaves_the_best_agent_section_to_its_export(in_tmp, capsys):
-    shipped = (Path(__file__).parent.parent / "studies" / "search-hard.toml").read_text()
+    shipped = (Path(__file__).parent.parent / "studies" / "lotr" / "search-hard.toml").read_text()
     study = in_tmp / "grid.toml"
     study.write_text(GRID_STUDY.replace("top_k = 0", "top_k = 2\ngames = 20\n[test]\ngames = 40")
-                     + shipped[shipped.index("[report]"):].replace("studies/best/agent.toml", "best/agent.toml"))
+                     + shipped[shipped.index("[report]"):].replace("studies/lotr/best/agent.toml", "best/agent.toml"))
     assert run_cli(capsys, "tune", "run", str(study), "--out", "best/agent.toml")[0] == 0
 
     def report() -> str:
@@ -547,11 +548,11 @@ def test_the_default_store_is_the_one_that_already_holds_the_study(in_tmp, capsy
 
 
 def test_the_shipped_rl_agent_beats_the_thesis_on_fresh_deals():
-    """studies/best-rl: the export of study best-hard (test: 97.8% on 10,000 deals of seed 2000003)."""
+    """studies/lotr/best-rl: the export of study best-hard (test: 97.8% on 10,000 deals of seed 2000003)."""
     from agents.evaluation import evaluate_setup
     from agents.setup import Setup
 
-    best = Setup.load(Path(__file__).parent.parent / "studies" / "best-rl" / "agent.toml")
+    best = Setup.load(Path(__file__).parent.parent / "studies" / "lotr" / "best-rl" / "agent.toml")
     assert not best.is_oracle and best.short_name == "rl-rl-expert-rl-expert"
     result = evaluate_setup(best,
                             options={"difficulty": "hard"}, games=2000, seed=4242)  # deals training and study never saw
@@ -560,17 +561,17 @@ def test_the_shipped_rl_agent_beats_the_thesis_on_fresh_deals():
 
 @pytest.mark.slow
 def test_the_shipped_search_agent_beats_the_rl_agent_with_no_trained_component():
-    """studies/best: the export of study search-hard (test: 99.75% on 10,000 deals of seed 2000003), honest and
+    """studies/lotr/best: the export of study search-hard (test: 99.75% on 10,000 deals of seed 2000003), honest and
     with no network anywhere, not in a stage and not in its playouts."""
     from agents.evaluation import evaluate_setup
     from agents.setup import Setup
 
-    best = Setup.load(Path(__file__).parent.parent / "studies" / "best" / "agent.toml")
+    best = Setup.load(Path(__file__).parent.parent / "studies" / "lotr" / "best" / "agent.toml")
     assert not best.is_oracle and not best.has_trained_agents
     assert not any(spec.as_dict().get("playout_nets") for spec in best.agents)
     result = evaluate_setup(best,
                             options={"difficulty": "hard"}, games=500, seed=4242)  # deals study, validation never saw
-    assert result.wilson_95[0] > 0.978  # studies/best-rl's 97.8% on the test deals
+    assert result.wilson_95[0] > 0.978  # studies/lotr/best-rl's 97.8% on the test deals
 
 
 def test_the_sampler_comparison_is_a_section_with_its_figure_when_its_result_is_there(tmp_path):
@@ -632,3 +633,22 @@ def test_the_sampler_comparison_judges_each_sampler_against_random_search_over_i
     (_, line) = against_baseline({"random": curves["random"], "gp": curves["gp"]}, 1)
     assert "no sampler differs from random search" in line
     assert against_baseline({"tpe": curves["tpe"]}, 1) == []
+
+
+def test_studies_are_by_game_and_an_old_path_is_refused_naming_the_new_one(capsys, monkeypatch):
+    """Issue 45, point 4: every study file and export lives under studies/<game>/ (a paper's tables under its
+    paper/ folder), each study file's game its folder's; an old path is refused in one line that names the new."""
+    root = Path(__file__).parent.parent / "studies"
+    assert sorted(p.name for p in root.iterdir()) == ["carcassonne", "lotr", "loveletter", "moved.toml"]
+    for path in STUDIES:
+        game_folder = path.parent.parent if path.parent.name == "paper" else path.parent
+        assert load_study(path).game.name == game_folder.name, path
+    moved = tomllib.loads((root / "moved.toml").read_text())["moved"]
+    assert all((root / new).exists() for new in moved.values())
+    monkeypatch.chdir(root.parent)
+    for argv, new in ((["tune", "run", "studies/mcts-hpo.toml"], "studies/lotr/mcts-hpo.toml"),
+                      (["eval", "--config", "studies/best/agent.toml"], "studies/lotr/best/agent.toml"),
+                      (["report", "studies/loveletter-pairs.toml"], "studies/loveletter/paper/loveletter-pairs.toml")):
+        code, out, err = run_cli(capsys, *argv)
+        assert code == 2 and out == ""
+        assert err.splitlines()[-1].endswith(f"{argv[-1]} has moved to {new}: use the new path")

@@ -124,7 +124,7 @@ def build_parser(game_name: str | None = None, prog: str | None = None) -> argpa
     tune = commands.add_parser("tune", help="hyperparameter studies")
     tune_commands = tune.add_subparsers(dest="tune_command", required=True, parser_class=_Parser)
     run = tune_commands.add_parser("run", help="run or resume the study of a study file")
-    run.add_argument("study", help="a study file, e.g. studies/mcts-hpo.toml")
+    run.add_argument("study", help="a study file, e.g. studies/lotr/mcts-hpo.toml")
     _capped(run, "--n-trials", help="trial budget (complete + pruned), overriding the file's")
     _capped(run, "--workers", help="local worker processes, overriding the file's")
     run.add_argument("--storage", help=f"the study's storage: {STORAGE_FORMS} (default: the file's, else "
@@ -175,7 +175,7 @@ def build_parser(game_name: str | None = None, prog: str | None = None) -> argpa
     warm_up.set_defaults(handler=_warm_up, command_parser=warm_up)
     for commands_of, name in ((commands, "report"), (tune_commands, "report")):
         report = commands_of.add_parser(name, help="the finished studies next to the thesis's numbers (Markdown + PNG)")
-        report.add_argument("studies", nargs="*", help="study files (default: studies/*.toml)")
+        report.add_argument("studies", nargs="*", help="study files (default: those of studies/, by game)")
         report.add_argument("--root", default=".", help="folder of the studies' default local stores (default: here)")
         report.add_argument("--out", default="docs/results.md", help="the report; its figures go to figures/ beside it")
         report.set_defaults(handler=_report, command_parser=report)
@@ -322,10 +322,11 @@ def _warm_up(parser, args) -> int:
 
 def _report(parser, args) -> int:
     from tuning.report import write_report
+    from tuning.study_file import study_files
 
-    studies = [Path(p) for p in args.studies] or sorted(Path("studies").glob("*.toml"))
+    studies = [Path(p) for p in args.studies] or study_files("studies")
     if not studies:
-        parser.error("no study files: give them, or run from a folder with studies/*.toml")
+        parser.error("no study files: give them, or run from a folder with studies/<game>/*.toml")
     try:
         out = write_report(studies, Path(args.out), Path(args.root))
     except SpecError as error:

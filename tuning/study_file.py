@@ -113,6 +113,7 @@ from agents.executors import EXECUTORS
 from agents.setup import Setup
 from agents.specs import SpecError
 from gamecore.interface import Game
+from gamecore.moved import MOVED_TABLE, moved_message
 from gamecore.params import LIMITS, over_cap
 from tuning.pruners import PRUNERS
 from tuning.report_keys import check_report
@@ -145,6 +146,14 @@ TOP_KEYS = ("name", "game", "setup", "options", "fixed", "space", "report", *SEC
 POSITIVE = {"games", "episodes", "envs", "n_trials", "workers", "heartbeat_interval", "grace_period"}
 
 
+def study_files(folder: str | Path) -> list[Path]:
+    """The study files of a studies folder: ``<game>/*.toml`` and ``<game>/paper/*.toml`` (the paper's tables
+    reproduced), or ``*.toml`` of a flat folder; an export is a folder of its own, so its files are not listed."""
+    folder = Path(folder)
+    found = [*folder.glob("*.toml"), *folder.glob("*/*.toml"), *folder.glob("*/paper/*.toml")]
+    return sorted(path for path in found if path.name != MOVED_TABLE)
+
+
 def load_study(path: str | Path, limits: bool = True) -> StudySpec:
     """Read and validate a study file; SpecError (one line) on any problem. ``limits=False`` (``--no-limits``)
     lifts the caps on how much it runs (``gamecore.params.LIMITS``)."""
@@ -152,7 +161,7 @@ def load_study(path: str | Path, limits: bool = True) -> StudySpec:
         with open(path, "rb") as file:
             data = tomllib.load(file)
     except OSError as error:
-        raise SpecError(f"{path}: cannot read: {error.strerror or error}") from None
+        raise SpecError(moved_message(path) or f"{path}: cannot read: {error.strerror or error}") from None
     except tomllib.TOMLDecodeError as error:
         raise SpecError(f"{path}: bad TOML: {error}") from None
     return parse_study(data, str(path), limits)
