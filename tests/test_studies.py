@@ -639,7 +639,7 @@ def test_studies_are_by_game_and_an_old_path_is_refused_naming_the_new_one(capsy
     """Issue 45, point 4: every study file and export lives under studies/<game>/ (a paper's tables under its
     paper/ folder), each study file's game its folder's; an old path is refused in one line that names the new."""
     root = Path(__file__).parent.parent / "studies"
-    assert sorted(p.name for p in root.iterdir()) == ["carcassonne", "lotr", "loveletter", "moved.toml"]
+    assert sorted(p.name for p in root.iterdir()) == ["carcassonne", "lotr", "loveletter", "moved.toml", "test-seeds.json"]
     for path in STUDIES:
         game_folder = path.parent.parent if path.parent.name == "paper" else path.parent
         assert load_study(path).game.name == game_folder.name, path

@@ -134,6 +134,8 @@ def build_parser(game_name: str | None = None, prog: str | None = None) -> argpa
                      help="where the trials' games run, overriding the file's search.executor (ray: a Ray cluster)")
     run.add_argument("--ray-address", help="--executor ray: the cluster (ray.init address), overriding the file's")
     run.add_argument("--dry-run", action="store_true", help="validate the file and print the resolved study only")
+    run.add_argument("--reuse-test-seed", metavar="REASON", help="test on a seed the ledger (test-seeds.json) gives to "
+                     "another claim; the reason is recorded beside the result")
     _add_no_limits(run, study=True)
     run.set_defaults(handler=_tune_run, command_parser=run)
     init = tune_commands.add_parser("init", help="write a commented study file for a game and a setup (every key "
@@ -151,6 +153,16 @@ def build_parser(game_name: str | None = None, prog: str | None = None) -> argpa
             help="seconds to wait for lotr tune run to start the study (workers launched together)")
     _add_no_limits(worker, study=True)
     worker.set_defaults(handler=_tune_worker, command_parser=worker)
+    retest = tune_commands.add_parser("retest", help="play a study's export again on the study file's (fresh) test "
+                                      "seed; the earlier test stays beside the new one")
+    retest.add_argument("study", help="the study file; its [report] config names the export")
+    retest.add_argument("--why", required=True, help="why the earlier test is replaced (recorded beside it)")
+    retest.add_argument("--docs", default="docs", help="the report's folder: the study's record in its records/ is "
+                        "updated too (default docs)")
+    _capped(retest, "--workers", default=1, help="local processes playing the games")
+    retest.add_argument("--reuse-test-seed", metavar="REASON", help="as for tune run")
+    _add_no_limits(retest, study=True)
+    retest.set_defaults(handler=_tune_retest, command_parser=retest)
     export = tune_commands.add_parser("export", help="write the study's best configuration (TOML or JSON)")
     export.add_argument("study", nargs="?", help="the study file or the study's name (or give --run-id)")
     export.add_argument("--storage", help=f"the study's storage: {STORAGE_FORMS} (default: the file's, else "
@@ -246,10 +258,23 @@ def _tune_run(parser, args) -> int:
             storage = check_storage(storage_for(spec.name, args.storage or spec.storage, args.workers or spec.workers))
             print(spec.resolved(storage, check_tracking_store(spec.tracking_uri, storage=storage)))
             return 0
-        result = run_study(spec, n_trials=args.n_trials, workers=args.workers, storage=args.storage, out=args.out)
+        result = run_study(spec, n_trials=args.n_trials, workers=args.workers, storage=args.storage, out=args.out,
+                           reuse_test_seed=args.reuse_test_seed)
     except SpecError as error:
         parser.error(str(error))
     print(result.report())
+    return 0
+
+
+def _tune_retest(parser, args) -> int:
+    from tuning.retest import retest_export
+    from tuning.study_file import load_study
+
+    try:
+        spec = load_study(args.study, limits=not args.no_limits)
+        print(retest_export(spec, args.why, Path(args.docs), args.workers, args.reuse_test_seed))
+    except SpecError as error:
+        parser.error(str(error))
     return 0
 
 

@@ -34,20 +34,23 @@ from agents.interruption import Interrupted, deferred, stop_signals
 from agents.specs import SpecError
 from gamecore.redaction import redact
 from tuning.samplers import SAMPLERS
-from tuning.selection import finish, is_finished
+from tuning.selection import describe, finish, is_finished
 from tuning.storage import check_storage, driver_identity, driver_lock, set_driver, storage_for
 from tuning.storage_url import storage_url, trials_folder
 from tuning.study_record import StudyResult, close_abandoned, counted, kept, open_study, study_result
 from tuning.study_spec import StudySpec
 from tuning.supervision import compile_agents, run_workers, share_workers
+from tuning.test_seeds import check_test_seed, record_test
 from tuning.tracking import Tracker, close_stale_runs, code_version
 from tuning.tracking_store import check_tracking_store
 from tuning.worker import POLL_SECONDS, TrialContext, work
 
 
 def run_study(spec: StudySpec, n_trials: int | None = None, workers: int | None = None, storage: str | None = None,
-              out: str | Path | None = None) -> StudyResult:
-    """Run (or resume) a study as its one driver; then choose, test, export and register the best."""
+              out: str | Path | None = None, reuse_test_seed: str | None = None) -> StudyResult:
+    """Run (or resume) a study as its one driver; then choose, test, export and register the best. A test seed
+    that the ledger gives to another claim is refused unless ``reuse_test_seed`` says why (``tuning.test_seeds``)."""
+    check_test_seed(spec, reuse_test_seed)
     n_trials = n_trials or spec.n_trials
     workers = workers or spec.workers
     storage = storage_for(spec.name, storage or spec.storage, workers)
@@ -65,6 +68,7 @@ def run_study(spec: StudySpec, n_trials: int | None = None, workers: int | None 
         close_stale_runs(tracker, study)
         if is_finished(study, spec, n_trials, target):
             chosen = study.user_attrs.get("selection")
+            _record_test(spec, chosen, reuse_test_seed)
             return study_result(spec, study, 0.0, None, chosen, target, already_finished=True,
                                 mlflow_view=tracker.view())
         with deferred():
@@ -90,6 +94,7 @@ def run_study(spec: StudySpec, n_trials: int | None = None, workers: int | None 
             close_stale_runs(tracker, study, keep=parent)
             seconds = time.perf_counter() - start
             selection = finish(spec, study, tracker, parent, workers, target, trials_folder(spec.name, storage))
+            _record_test(spec, selection, reuse_test_seed)
         except Interrupted as stop:
             with deferred():
                 tracker.end(parent, "KILLED")
@@ -102,6 +107,13 @@ def run_study(spec: StudySpec, n_trials: int | None = None, workers: int | None 
             raise
         tracker.end(parent)
         return study_result(spec, study, seconds, parent, selection, target, mlflow_view=tracker.view())
+
+
+def _record_test(spec: StudySpec, selection: dict | None, reuse_test_seed: str | None) -> None:
+    """The chosen trial's test in the ledger (once per study file and seed)."""
+    if selection and selection.get("test", {}).get("seed") == spec.test_seed:
+        with deferred():
+            record_test(spec, f"trial {selection['trial']}: {describe(selection['test'])}", reuse_test_seed)
 
 
 def join_study(spec: StudySpec, storage: str, n_trials: int | None = None, wait: float = 600.0) -> int:

@@ -20,6 +20,7 @@ import numpy as np
 from gamecore.published import Published
 from gamecore.stats import Z95
 from tuning.report_sections import Section, cell_text, column_of, sections, table_order
+from tuning.selection import describe
 from tuning.study_results import Measured, StudyRun
 from tuning.verdicts import Comparison, Judged, compare, holm_levels, judge, note, published_count, table_verdict
 
@@ -353,6 +354,8 @@ def best_markdown(section: Section, run: StudyRun, best: Measured | None) -> lis
         f"{100 * best.win_rate:.1f}% on {best.games:,} games, optimistic); {comparison}. Reproduce with "
         f"`{command}`."),
         "",
+        *[line for earlier in best.chosen.get("earlier_tests", [])
+          for line in (f"An earlier test, replaced: {describe(earlier)}; {earlier['replaced_because']}.", "")],
     ]
 
 
