@@ -17,6 +17,9 @@ chosen trial (then written as its record); never an earlier report. So the
 same commit writes the same report, byte for byte, on any machine, its figures
 too. A study with none of them says "no record".
 
+The headline table (``tuning.headline``) opens the document, and its copy in the README beside ``docs/`` is
+rewritten with it.
+
 The parts: ``tuning.study_results`` reads the studies, ``tuning.report_sections`` models the sections,
 ``tuning.report_tables`` writes each kind's body (``tuning.verdicts`` judges the rows), ``tuning.report_figures``
 draws; this module maps each kind to them and writes the document.
@@ -30,6 +33,7 @@ from pathlib import Path
 
 from gamecore.atomic import write_atomically
 from gamecore.interface import Game, imported
+from tuning.headline import HEADLINES, headline_lines, refresh_readme
 from tuning.report_figures import curves_figure, pareto_figure, section_figure
 from tuning.report_sections import Section, sections
 from tuning.report_tables import (
@@ -136,7 +140,9 @@ def write_report(study_files: list[Path], out: Path, root: Path = Path(".")) -> 
             write_record(run, folder)
         runs[run.spec.name] = run
     report_sections = sections(runs)
+    headline = headline_lines(runs)
     lines = header(runs, report_sections)
+    lines[2:2] = headline  # the headline table opens the report (tuning.headline)
     for game in dict.fromkeys(run.spec.game for run in runs.values()):  # each game's own preamble, once
         lines += imported(game.report_preamble)(folder) if game.report_preamble else []
     for section in report_sections:
@@ -146,4 +152,6 @@ def write_report(study_files: list[Path], out: Path, root: Path = Path(".")) -> 
     lines += sampler_markdown(folder)
     folder.mkdir(parents=True, exist_ok=True)
     write_atomically(out, "\n".join(lines) + "\n")
+    if all(row.study in runs for row in HEADLINES):  # the whole table: its copy in the README beside docs/ too
+        refresh_readme(folder.parent / "README.md", headline)
     return out
