@@ -58,7 +58,11 @@ def _games_help() -> str:
     lines = ["games (--game NAME; agents for --policy, --setup and --opponent; a game's own commands: PROG GAME "
              + "COMMAND):"]
     for name in gamecore.names():
-        own = gamecore.load(name).commands
+        try:
+            own = gamecore.load(name).commands
+        except SpecError as error:  # a broken plug-in is named, not a traceback of every command
+            lines.append(f"  {name}: does not load ({error})")
+            continue
         lines.append(f"  {name}: agents {', '.join(agent_names(name))}; "
                      + (f"commands {', '.join(command.name for command in own)}" if own else "no commands of its own"))
     return "\n".join(lines)
@@ -155,7 +159,8 @@ def build_parser(game_name: str | None = None, prog: str | None = None) -> argpa
     worker.set_defaults(handler=_tune_worker, command_parser=worker)
     retest = tune_commands.add_parser("retest", help="play a study's export again on the study file's (fresh) test "
                                       "seed; the earlier test stays beside the new one")
-    retest.add_argument("study", help="the study file; its [report] config names the export")
+    retest.add_argument("study", help="the study file")
+    retest.add_argument("--export", help="the export to play (default: the one its [report] config names)")
     retest.add_argument("--why", required=True, help="why the earlier test is replaced (recorded beside it)")
     retest.add_argument("--docs", default="docs", help="the report's folder: the study's record in its records/ is "
                         "updated too (default docs)")
@@ -247,6 +252,7 @@ def _tune_run(parser, args) -> int:
     from tuning.orchestrator import run_study
     from tuning.storage import check_storage, storage_for
     from tuning.study_file import load_study
+    from tuning.supervision import timing_note
     from tuning.tracking_store import check_tracking_store
 
     try:
@@ -257,12 +263,15 @@ def _tune_run(parser, args) -> int:
         if args.dry_run:
             storage = check_storage(storage_for(spec.name, args.storage or spec.storage, args.workers or spec.workers))
             print(spec.resolved(storage, check_tracking_store(spec.tracking_uri, storage=storage)))
+            print(timing_note(spec, args.workers or spec.workers) or "repeatable: a re-run from scratch repeats it")
             return 0
         result = run_study(spec, n_trials=args.n_trials, workers=args.workers, storage=args.storage, out=args.out,
                            reuse_test_seed=args.reuse_test_seed)
     except SpecError as error:
         parser.error(str(error))
     print(result.report())
+    if note := timing_note(spec, args.workers or spec.workers):
+        print(note)
     return 0
 
 
@@ -272,7 +281,7 @@ def _tune_retest(parser, args) -> int:
 
     try:
         spec = load_study(args.study, limits=not args.no_limits)
-        print(retest_export(spec, args.why, Path(args.docs), args.workers, args.reuse_test_seed))
+        print(retest_export(spec, args.why, Path(args.docs), args.workers, args.reuse_test_seed, args.export))
     except SpecError as error:
         parser.error(str(error))
     return 0

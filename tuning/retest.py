@@ -27,13 +27,13 @@ from tuning.test_seeds import check_test_seed, record_test
 
 
 def retest_export(spec: StudySpec, why: str, docs: Path | None = None, workers: int = 1,
-                  reuse_test_seed: str | None = None) -> str:
+                  reuse_test_seed: str | None = None, export: str | None = None) -> str:
     """Test the study's export on its study file's test seed (see the module docstring); ``why`` says why the
     earlier test is replaced; the study's record under ``docs`` (the report's folder) changes with the export. Returns the new figure in one line; nothing is played when the export already holds
-    a test on that seed."""
-    config = spec.report.get("config")
+    a test on that seed. ``export``: the export to play when the study's ``[report] config`` names none."""
+    config = export or spec.report.get("config")
     if not config:
-        raise SpecError(f"{spec.source}: retest plays the export its [report] config names; it names none")
+        raise SpecError(f"{spec.source}: its [report] config names no export; name it with --export PATH")
     check_test_seed(spec, reuse_test_seed)
     data = Setup.read_mapping(config)
     metadata = data.get("metadata", {})

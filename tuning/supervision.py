@@ -31,6 +31,17 @@ def share_workers(spec: StudySpec, workers: int, trials_left: int) -> tuple[int,
     return trial_workers, workers // trial_workers if spec.executor == "local" else 1
 
 
+def timing_note(spec: StudySpec, workers: int) -> str | None:
+    """What a study run by ``workers`` trials at once does not repeat: with several, which finished trials the
+    sampler and the pruner see depends on timing, so a re-run may try other points and choose another trial (a grid
+    without pruning tries the same points and repeats); None when a re-run repeats it exactly."""
+    if workers == 1 or (spec.sampler == "grid" and spec.pruner == "none"):
+        return None
+    return (f"asynchronous: {workers} trials run at once, and which finished trials the {spec.sampler} sampler and the "
+            f"{spec.pruner} pruner see depends on timing, so a re-run from scratch may choose another trial; "
+            "workers = 1 repeats exactly (docs/reproducibility.md)")
+
+
 def compile_agents(spec: StudySpec) -> None:
     """Compile (or load) the agents' code once here, not in every worker, saying so (``warm_up``)."""
     start = time.perf_counter()

@@ -10,16 +10,21 @@ reason is recorded. Re-running the same study file unchanged replays its own
 claim and is allowed (it adds nothing to the ledger).
 
 Where the ledger is: ``test-seeds.json`` in the study file's folder or the
-nearest folder above it that holds one, up to the working folder; none found,
-it is created beside the study file.
+nearest folder above it that holds one (not above the repository the file is
+in); none found, it is created beside the study file. Where the command runs
+does not matter: a study file is governed by its own ledger.
 """
 
 from __future__ import annotations
 
+import contextlib
 import datetime
+import fcntl
 import hashlib
 import json
+import os
 import tomllib
+from collections.abc import Iterator
 from pathlib import Path
 
 from agents.specs import SpecError
@@ -32,14 +37,13 @@ NOT_THE_CLAIM = {"report": None, "mlflow": None,  # what a study file may change
                             "timeout")}
 
 
-def ledger_path(study_file: str | Path, working: Path | None = None) -> Path:
+def ledger_path(study_file: str | Path) -> Path:
     """The ledger that governs ``study_file`` (see the module docstring)."""
     folder = Path(study_file).resolve().parent
-    working = (working or Path.cwd()).resolve()
     for candidate in (folder, *folder.parents):
         if (candidate / LEDGER).is_file():
             return candidate / LEDGER
-        if candidate == working or working not in candidate.parents:
+        if (candidate / ".git").exists():  # a repository's ledger is inside it
             break
     return folder / LEDGER
 
@@ -95,17 +99,29 @@ def record_test(spec: StudySpec, result: str, reuse_reason: str | None = None, n
     if not _tests(spec):
         return
     path = ledger_path(spec.source)
-    entries = read_ledger(path)
-    mine = fingerprint(spec.source)
-    if any(e["seed"] == spec.test_seed and e["study"] == spec.name and e["fingerprint"] == mine for e in entries):
-        return
-    entry = {"seed": spec.test_seed, "study": spec.name, "file": _shown(spec.source, path), "fingerprint": mine,
-             "date": datetime.date.today().isoformat(), "result": result}
-    if reuse_reason:
-        entry["reused_because"] = reuse_reason
-    if note:
-        entry["note"] = note
-    write_ledger(path, [*entries, entry])
+    with _locked(path.parent):  # two studies told at once both land
+        entries = read_ledger(path)
+        mine = fingerprint(spec.source)
+        if any(e["seed"] == spec.test_seed and e["study"] == spec.name and e["fingerprint"] == mine for e in entries):
+            return
+        entry = {"seed": spec.test_seed, "study": spec.name, "file": _shown(spec.source, path), "fingerprint": mine,
+                 "date": datetime.date.today().isoformat(), "result": result}
+        if reuse_reason:
+            entry["reused_because"] = reuse_reason
+        if note:
+            entry["note"] = note
+        write_ledger(path, [*entries, entry])
+
+
+@contextlib.contextmanager
+def _locked(folder: Path) -> Iterator[None]:
+    """An exclusive lock on ``folder`` (flock on the folder itself: no lock file is left behind)."""
+    handle = os.open(folder, os.O_RDONLY)
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(handle)
 
 
 def write_ledger(path: Path, entries: list[dict]) -> None:
