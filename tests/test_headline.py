@@ -60,6 +60,9 @@ def expected_figures(row) -> list[str]:
             return [_rate(round(test["win_rate"] * test["games"]), test["games"], test["wilson_95"])]
         [trial] = [t for t in trials if t["config"]["setup"] == row.setup
                    and all(t["options"].get(k) == v for k, v in row.options.items())]
+        if row.seats:
+            return [f"{seat} " + _rate(trial["seats"][seat]["wins"], trial["seats"][seat]["games"],
+                                       trial["seats"][seat]["wilson_95"]) for seat in row.seats]
         return [_rate(round(trial["win_rate"] * trial["games"]), trial["games"], trial["interval"])]
     config = _study_files()[row.study]["report"]["config"]
     metadata = tomllib.loads((ROOT / config).read_text())["metadata"]
