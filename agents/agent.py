@@ -6,13 +6,14 @@ import numpy as np
 
 from agents.batch import N_UNIFORMS
 from agents.search import compiled
+from agents.setup import compiled_row
 from agents.specs import FLAT_MC, PYTHON, AgentSpec, acting_mode, python_agent
 from gamecore.errors import IllegalActionError
 from gamecore.rng import mix64
 
 
 class Agent:
-    """An agent with its own seeded random stream: ``Agent(AgentSpec.make("mcts"), seed=1).act(game)``.
+    """An agent with its own seeded random stream: ``Agent(AgentSpec.make("mcts", game="lotr"), seed=1).act(game)``.
 
     ``act`` returns the chosen action and never changes ``game``. Honest agents
     draw their determinizations from what the player sees only. An ``rl`` agent
@@ -21,7 +22,7 @@ class Agent:
     def __init__(self, spec: AgentSpec, seed: int = 0):
         self.spec = spec
         self._kernels = spec.game.kernels
-        self._row = spec.row()
+        self._row = compiled_row(spec)
         self._rs = np.array([mix64(np.uint64(seed))], np.uint64)
         self._generator = np.random.default_rng(int(self._rs[0]))  # as GameBatch seeds a Python agent
         self._python_agents = {}

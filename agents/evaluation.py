@@ -285,7 +285,7 @@ class _Chunks:
 
 
 def evaluate_setup(
-    setup: Setup | str,
+    setup: Setup,
     games: int = 1000,
     seed: int = 0,
     workers: int = 1,
@@ -297,8 +297,7 @@ def evaluate_setup(
     executor_kind: str = "local",
     address: str | None = None,
 ) -> Evaluation:
-    """Play games 0..games-1 of ``seed`` with ``setup`` (a Setup, or a short form of the default game) and
-    summarise them.
+    """Play games 0..games-1 of ``seed`` with ``setup`` and summarise them.
 
     ``options`` are the game's (LOTR's difficulty: ``{"difficulty": "easy"}``). In a two-player game the
     setup's first agent is evaluated against the second, in the ``seats`` asked for
@@ -309,7 +308,6 @@ def evaluate_setup(
     game order with one worker; an exception it raises stops the evaluation and propagates (a
     tuning pruner's). Ctrl-C or SIGTERM raises ``Interrupted`` whose ``partial`` is the Evaluation of
     the games finished (marked ``interrupted``)."""
-    setup = Setup.parse(setup) if isinstance(setup, str) else setup
     options = setup.game.check_options(dict(options or {}), "options")
     if games < 1:
         raise ValueError(f"games must be at least 1, got {games}")

@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 
 from agents.agent import Agent
-from agents.search import AGENT_STREAM
+from agents.game_loop import AGENT_STREAM
 from agents.setup import Setup
 from gamecore.rng import derive_seed
 

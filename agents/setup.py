@@ -12,7 +12,7 @@ Configuration files (what tuning exports and ``lotr eval --config`` loads) are
 TOML or JSON, chosen by suffix (``.toml`` / ``.json``)::
 
     format = 1                  # optional on read (only 1 exists); always written
-    game = "lotr"               # optional on read (default lotr); always written
+    game = "lotr"               # optional on read (default FILE_DEFAULT_GAME, lotr); always written
     setup = "random-mcts-mcts"  # optional base short form; default: random at every stage
     travel = "expert"           # optional: a stage may be a plain agent name ...
 
@@ -36,11 +36,14 @@ its folder and must lie inside it, or inside a folder the user declares in the
 environment variable ``GAMETUNE_MODELS`` (folders separated by ``:``): a
 configuration from elsewhere (an MLflow run's) cannot make an export copy, or
 an agent read, any other file. ``dump_with_weights`` writes a configuration
-with everything it names beside it.
+with everything it names beside it. A ``playout_nets`` configuration is read
+when a setup is made (``net_table``): its trained networks are packed into the
+table at the end of the agent's row (``compiled_row``).
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import shutil
@@ -52,12 +55,14 @@ import numpy as np
 import tomli_w
 
 import gamecore
+from agents.learning.playout_nets import trained_networks
 from agents.specs import PYTHON, AgentKind, AgentSpec, SpecError, agent_kinds
 from gamecore.atomic import atomic_path, write_atomically
-from gamecore.interface import Game
+from gamecore.interface import Game, imported
 from gamecore.moved import moved_message
 
 FORMAT = 1
+FILE_DEFAULT_GAME = "lotr"  # the game of a configuration or study file without a game key (both formats' rule)
 FILE_PARAMS = ("weights", "playout_nets")  # paths; in a configuration file, relative to the file's folder
 COMMON_KEYS = ("format", "game", "setup", "defaults", "metadata")
 SUFFIXES = (".toml", ".json")
@@ -119,11 +124,15 @@ def _table(value: Any, where: str, expected: str = "a table") -> dict:
 class Setup:
     """One AgentSpec per role of a game: ``Setup(planning, questing, travel, defense, attack)`` (LOTR),
     ``Setup(first, second, game="nim")``, or by role name; ``setup.questing`` is a role's agent. ``game`` is
-    the game object (a name given here is loaded once); a setup of agents alone takes their game."""
+    the game object (a name given here is loaded once); a setup of agents alone takes their game. The
+    ``playout_nets`` configurations its agents name are read here (``net_table``): SpecError, naming the role,
+    if one cannot play out."""
 
     def __init__(self, *agents: AgentSpec, game: Game | str | None = None, **by_role: AgentSpec):
         given = [*agents, *by_role.values()]
-        game = gamecore.load(game or (given[0].game if given else gamecore.DEFAULT_GAME))
+        if not given:
+            raise SpecError("a setup needs an agent for each role of its game")
+        game = gamecore.load(game or given[0].game)
         roles = game.roles
         if by_role:
             unknown = set(by_role) - set(roles)
@@ -137,6 +146,8 @@ class Setup:
                 raise SpecError(f"{role}: agent {spec.agent} is a {spec.game} agent, not a {game} one")
             if spec.kind.stages and role not in spec.kind.stages:
                 raise SpecError(f"{role}: agent {spec.agent} decides {', '.join(spec.kind.stages)} only")
+            if spec.as_dict().get("playout_nets"):
+                net_table(game, spec["playout_nets"], role)
         object.__setattr__(self, "agents", tuple(agents))
         object.__setattr__(self, "game", game)
 
@@ -179,7 +190,7 @@ class Setup:
     # ---- construction -------------------------------------------------------------------------------------------
 
     @classmethod
-    def parse(cls, text: str, game: Game | str = gamecore.DEFAULT_GAME) -> Setup:
+    def parse(cls, text: str, game: Game | str) -> Setup:
         """The setup of a short form with default parameters: one agent name per role ("A-B" for a
         two-player game; LOTR: "P-Q-T-D-A", or "P-Q-D" with travel and attack random), or one agent
         name for every role."""
@@ -202,9 +213,9 @@ class Setup:
         return cls(*[AgentSpec.make(names[role], game=described) for role in roles], game=described)
 
     @classmethod
-    def uniform(cls, agent: str, game: Game | str = gamecore.DEFAULT_GAME) -> Setup:
+    def uniform(cls, agent: str, game: Game | str) -> Setup:
         """The same agent, with its default parameters, at every role."""
-        spec = AgentSpec.make(agent, where="agent", game=game)
+        spec = AgentSpec.make(agent, game=game)
         return cls(*[spec] * len(spec.game.roles), game=spec.game)
 
     def with_params(self, assignments: dict[str, Any], where: str = "--set") -> Setup:
@@ -224,7 +235,10 @@ class Setup:
                                 f"(gametune agents {self.game} AGENT explains each)")
             for target in targets:
                 specs[target] = specs[target].with_params(f"{where}: {target}", **{name: value})
-        return Setup(*specs.values(), game=self.game)
+        try:
+            return Setup(*specs.values(), game=self.game)
+        except SpecError as error:  # a playout_nets configuration that cannot play out
+            raise SpecError(f"{where}: {error}") from None
 
     def has_param(self, key: str) -> bool:
         """Whether ``with_params`` can set ``key`` ("budget": some role has it; "questing.budget": that role)."""
@@ -294,7 +308,7 @@ class Setup:
     def rows(self) -> np.ndarray:
         """The compiled agent rows in role order, shape (roles, ROW_WIDTH + the longest net table; zeros pad the
         others: no network)."""
-        rows = [spec.row() for spec in self.agents]
+        rows = [compiled_row(spec) for spec in self.agents]
         out = np.zeros((len(rows), max(len(row) for row in rows)))
         for out_row, row in zip(out, rows):
             out_row[: len(row)] = row
@@ -308,7 +322,7 @@ class Setup:
         errors; relative ``weights`` paths are taken from ``folder`` (the file's)."""
         data = _table(data, source)
         try:
-            game = gamecore.load(data.get("game", gamecore.DEFAULT_GAME))
+            game = gamecore.load(data.get("game", FILE_DEFAULT_GAME))
         except SpecError as error:
             raise SpecError(f"{source}: game: {error}") from None
         roles = game.roles
@@ -338,7 +352,8 @@ class Setup:
                 hint = f" (parameters of one role go in [{agent}])" if agent in roles else ""
                 raise SpecError(f"{source}: unknown agent {agent!r} in defaults; valid: {valid_agents}{hint}")
             where = f"{source}: defaults.{agent}"
-            defaults[agent] = AgentSpec.make(agent, where, game, **_in_folder(_table(params, where), folder, where))
+            defaults[agent] = AgentSpec.make(agent, where, game=game,
+                                             **_in_folder(_table(params, where), folder, where))
 
         specs = []
         for role, base_spec in zip(roles, base.agents):
@@ -353,7 +368,10 @@ class Setup:
             where = f"{source}: {role}"
             spec = spec.with_params(where, **_in_folder(table, folder, where)) if table else spec
             specs.append(spec)
-        return cls(*specs, game=game)
+        try:
+            return cls(*specs, game=game)
+        except SpecError as error:  # a playout_nets configuration that cannot play out
+            raise SpecError(f"{source}: {error}") from None
 
     def to_mapping(self, metadata: dict | None = None) -> dict:
         """A self-contained configuration: the game, the short name and every parameter of every role."""
@@ -399,6 +417,48 @@ class Setup:
         else:
             text = json.dumps(data, indent=2) + "\n"
         write_atomically(path, text)
+
+
+_LOADING: list[str] = []  # the playout_nets configurations being read, outermost first (a loop is refused)
+
+
+def net_table(game: Game, path: str, where: str = "agent") -> np.ndarray:
+    """The net table (``gamecore.interface``) of the trained networks the agent configuration ``path`` names (an
+    agent's ``playout_nets``), read once per version of the file; SpecError (one line naming ``where``) if it names
+    none, or if it leads back to a configuration being read (a loop)."""
+    resolved = str(Path(path).resolve())
+    if resolved in _LOADING:
+        chain = " -> ".join(Path(p).name for p in (*_LOADING[_LOADING.index(resolved):], resolved))
+        raise SpecError(f"{where}: playout_nets = {path!r} leads back to itself ({chain}); name a configuration "
+                        "of trained rl roles that names no playout_nets")
+    _LOADING.append(resolved)
+    try:
+        return _net_table(game, resolved, os.stat(path).st_mtime_ns)
+    except OSError as error:
+        problem = f"cannot read: {error.strerror}"
+    except SpecError as error:
+        if "leads back to itself" in str(error):
+            raise
+        problem = str(error)
+    finally:
+        _LOADING.pop()
+    raise SpecError(f"{where}: playout_nets = {path!r}: {problem}; give an agent configuration with trained "
+                    "rl roles, e.g. studies/lotr/best-rl/agent.toml")
+
+
+@functools.lru_cache(maxsize=8)
+def _net_table(game: Game, path: str, version: int) -> np.ndarray:
+    loaded = Setup.load(path)
+    table = imported(game.learning.playout_nets)(trained_networks(zip(loaded.roles, loaded.agents)))
+    table.setflags(write=False)
+    return table
+
+
+def compiled_row(spec: AgentSpec) -> np.ndarray:
+    """The row the compiled agents read for ``spec``: ``AgentSpec.row``, followed by the net table of the
+    configuration its ``playout_nets`` names (``net_table``) if it names one."""
+    nets = spec.as_dict().get("playout_nets")
+    return np.concatenate([spec.row(), net_table(spec.game, nets)]) if nets else spec.row()
 
 
 def parse_assignment(text: str) -> tuple[str, Any]:

@@ -3,11 +3,12 @@
 An ``AgentSpec`` is a validated, immutable value (game, agent name and
 parameters with every default filled in). It is what setups, configuration
 files and tuning trials hold; ``row()`` packs it into the float vector the
-compiled game loop reads (``gamecore.row``). The agents of a game are its
-compiled policies (``Game.policies``), flat Monte Carlo and MCTS (with the
-game's search options) and the Python agents made for it. Parameter names are
-the same everywhere (files, command line, tuning), so trials compare across
-studies.
+compiled game loop reads (``gamecore.row``); the files it names (``weights``,
+``playout_nets``) are read where the agent is made (``agents.setup``). The
+agents of a game are its compiled policies (``Game.policies``), flat Monte
+Carlo and MCTS (with the game's search options) and the Python agents made for
+it. Parameter names are the same everywhere (files, command line, tuning), so
+trials compare across studies.
 """
 
 from __future__ import annotations
@@ -15,14 +16,13 @@ from __future__ import annotations
 import dataclasses
 import functools
 import math
-import os
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 import gamecore
+from agents.learning.rules import algorithms
 from gamecore.interface import Game, imported
 from gamecore.params import Param, SpecError
 from gamecore.row import (
@@ -115,7 +115,7 @@ class AgentKind:
                         f"(gametune agents {games} {self.name} explains each)")
 
 
-def agent_kinds(game: Game | str = gamecore.DEFAULT_GAME) -> dict[str, AgentKind]:
+def agent_kinds(game: Game | str) -> dict[str, AgentKind]:
     """The agents of a game: its compiled policies, the searches with its options, its Python agents."""
     return _agent_kinds(gamecore.load(game))
 
@@ -127,11 +127,11 @@ def _agent_kinds(game: Game) -> dict[str, AgentKind]:
     reward = Param("reward", str, REWARDS[0], choices=rewards,
                    help="what a playout backs up: the outcome (1 win, 0.5 draw, 0 loss) or, in a game with scores, "
                         "the player's score minus the opponent's")
-    nets = (_PLAYOUT_NETS, _LEAF) if game.playout_nets else ()
-    search = (_BUDGET, _PPN, _C, playout, *nets, *game.search_params, _FINAL, _RAVE, _RAVE_BIAS, _PRIOR, reward)
+    nets = (_PLAYOUT_NETS, _LEAF) if game.learning.playout_nets else ()
+    search = (_BUDGET, _PPN, _C, playout, *nets, *game.search.params, _FINAL, _RAVE, _RAVE_BIAS, _PRIOR, reward)
     kinds = [AgentKind(name, code, (), help=f"the compiled {name} policy") for code, name in enumerate(game.policies)]
     kinds += [
-        AgentKind("flat-mc", FLAT_MC, (_BUDGET, playout, *nets, *game.search_params, _BUDGET_PER, reward),
+        AgentKind("flat-mc", FLAT_MC, (_BUDGET, playout, *nets, *game.search.params, _BUDGET_PER, reward),
                   help="flat Monte Carlo over the root's actions"),
         AgentKind("mcts", MCTS, search, help="honest information-set MCTS"),
         AgentKind("oracle-mcts", MCTS, search, oracle=True,
@@ -140,9 +140,9 @@ def _agent_kinds(game: Game) -> dict[str, AgentKind]:
     kinds += _learning_kinds(game, rewards)
     kinds += _openspiel_kinds(playout)
     kinds += [AgentKind(agent.name, PYTHON, agent.params, oracle=agent.oracle, help=agent.help, stages=agent.roles,
-                        games=(game.name,), factory=agent.factory) for agent in game.python_agents]
+                        games=(game.name,), factory=agent.factory) for agent in game.reproduction.agents]
     by_name = {kind.name: kind for kind in kinds}
-    for preset in game.presets:  # another agent with other defaults (Love Letter's mc: flat-mc as the thesis ran it)
+    for preset in game.reproduction.presets:  # another agent with other defaults (Love Letter's mc: flat-mc as the thesis ran it)
         base, where = by_name[preset.agent], f"{game.name} preset {preset.name}"
         defaults = {name: base.param(name, where).check(value, where) for name, value in preset.defaults.items()}
         params = tuple(dataclasses.replace(p, default=defaults.get(p.name, p.default)) for p in base.params)
@@ -153,12 +153,10 @@ def _agent_kinds(game: Game) -> dict[str, AgentKind]:
 def _learning_kinds(game: Game, rewards: tuple[str, ...]) -> list[AgentKind]:
     """The ``rl`` agent, where the game declares encoders and something to learn over (``agents.learning``);
     ``rewards``: what the game can pay it (the margin only in a game with scores)."""
-    from agents.learning import algorithms
-
     names = tuple(algorithms(game))
     if not game.encoders or not names:
         return []
-    defaults = game.learning_defaults
+    defaults = game.learning.defaults
     encodings = ", ".join(f"{k}: {encoder.name}" for k, encoder in enumerate(game.encoders))
     params = (
         Param("algo", str, defaults.get("algo", names[0]), choices=names,
@@ -200,26 +198,27 @@ def _openspiel_kinds(playout: Param) -> list[AgentKind]:
     ]
 
 
-def agent_names(game: Game | str = gamecore.DEFAULT_GAME) -> tuple[str, ...]:
+def agent_names(game: Game | str) -> tuple[str, ...]:
+    """The names of the agents of a game (``agent_kinds``)."""
     return tuple(agent_kinds(game))
 
 
 @dataclass(frozen=True)
 class AgentSpec:
-    """An agent with all its parameters (defaults filled in): ``AgentSpec.make("mcts", budget=40)``.
+    """An agent of a game with all its parameters (defaults filled in):
+    ``AgentSpec.make("mcts", game="lotr", budget=40)``.
 
     ``game`` is the game object (a name given here is loaded once)."""
 
     agent: str
+    game: Game
     params: tuple[tuple[str, Any], ...] = ()
-    game: Game = None  # type: ignore[assignment]  # None: the default game
 
     def __post_init__(self):
-        object.__setattr__(self, "game", gamecore.load(self.game or gamecore.DEFAULT_GAME))
+        object.__setattr__(self, "game", gamecore.load(self.game))
 
     @classmethod
-    def make(cls, agent: str, where: str = "agent", game: Game | str = gamecore.DEFAULT_GAME,
-             **params: Any) -> AgentSpec:
+    def make(cls, agent: str, where: str = "agent", *, game: Game | str, **params: Any) -> AgentSpec:
         """Validate and complete; ``reduction=True/False`` sets every ``reduction_*`` flag.
 
         Raises SpecError (one line naming ``where``, the field and what is valid)."""
@@ -237,12 +236,10 @@ class AgentSpec:
         values = {p.name: p.default for p in kind.params}
         for name, value in params.items():
             values[name] = kind.param(name, where).check(value, where)
-        if values.get(_PLAYOUT_NETS.name):
-            playout_nets(game, values[_PLAYOUT_NETS.name], where)
-        elif values.get(_LEAF.name, LEAVES[0]) != LEAVES[0]:
+        if not values.get(_PLAYOUT_NETS.name) and values.get(_LEAF.name, LEAVES[0]) != LEAVES[0]:
             raise SpecError(f"{where}: leaf = {values[_LEAF.name]!r} needs the networks that value the leaves: set "
                             "playout_nets, e.g. playout_nets = \"studies/lotr/best-rl/agent.toml\", or leaf = \"playout\"")
-        return cls(agent, tuple(values.items()), game)
+        return cls(agent, game, tuple(values.items()))
 
     @property
     def kind(self) -> AgentKind:
@@ -263,7 +260,7 @@ class AgentSpec:
         current = self.as_dict()
         if REDUCTION in params:
             current = {k: v for k, v in current.items() if not k.startswith(f"{REDUCTION}_")}
-        return AgentSpec.make(self.agent, where, self.game, **{**current, **params})
+        return AgentSpec.make(self.agent, where, game=self.game, **{**current, **params})
 
     def __str__(self) -> str:
         if not self.params:
@@ -271,7 +268,8 @@ class AgentSpec:
         return f"{self.agent}({', '.join(f'{k}={v:g}' if isinstance(v, float) else f'{k}={v}' for k, v in self.params)})"
 
     def row(self) -> np.ndarray:
-        """The compiled agent row (``gamecore.row``)."""
+        """The compiled agent row (``gamecore.row``) of the parameters, with the game's search table at its end
+        where it has one; the net table of ``playout_nets`` takes that place (``agents.setup.compiled_row``)."""
         p = self.as_dict()
         game = self.game
         row = np.zeros(ROW_WIDTH, np.float64)
@@ -288,52 +286,14 @@ class AgentSpec:
         row[PRIOR] = p.get("prior", 0.0)
         row[LEAF] = LEAVES.index(p.get("leaf", LEAVES[0]))
         row[REWARD] = REWARDS.index(p.get("reward", REWARDS[0]))
-        for column, param in enumerate(game.search_params, GAME_COLUMNS):
+        for column, param in enumerate(game.search.params, GAME_COLUMNS):
             value = p.get(param.name, param.default)
             row[column] = param.choices.index(value) if param.choices else value
-        if p.get(_PLAYOUT_NETS.name):
-            row = np.concatenate([row, playout_nets(self.game, p[_PLAYOUT_NETS.name])])
-        elif game.search_table and self.kind.code in (MCTS, FLAT_MC):
-            table = imported(game.search_table)(p)
+        if game.search.table and self.kind.code in (MCTS, FLAT_MC) and not p.get(_PLAYOUT_NETS.name):
+            table = imported(game.search.table)(p)
             if table is not None:
                 row = np.concatenate([row, table])
         return row
-
-
-_LOADING: list[str] = []  # the playout_nets configurations being read, outermost first (a loop is refused)
-
-
-def playout_nets(game: Game, path: str, where: str = "agent") -> np.ndarray:
-    """The net table (``gamecore.interface``) of the trained networks the agent configuration ``path`` names,
-    read once per version of the file; SpecError (one line naming ``where``) if it names none, or if it leads back
-    to a configuration being read (a loop)."""
-    resolved = str(Path(path).resolve())
-    if resolved in _LOADING:
-        chain = " -> ".join(Path(p).name for p in (*_LOADING[_LOADING.index(resolved):], resolved))
-        raise SpecError(f"{where}: playout_nets = {path!r} leads back to itself ({chain}); name a configuration "
-                        "of trained rl roles that names no playout_nets")
-    _LOADING.append(resolved)
-    try:
-        return _net_table(game, resolved, os.stat(path).st_mtime_ns)
-    except OSError as error:
-        problem = f"cannot read: {error.strerror}"
-    except SpecError as error:
-        if "leads back to itself" in str(error):
-            raise
-        problem = str(error)
-    finally:
-        _LOADING.pop()
-    raise SpecError(f"{where}: playout_nets = {path!r}: {problem}; give an agent configuration with trained "
-                    "rl roles, e.g. studies/lotr/best-rl/agent.toml")
-
-
-@functools.lru_cache(maxsize=8)
-def _net_table(game: Game, path: str, version: int) -> np.ndarray:
-    from agents.learning.playout_nets import trained_networks  # PyTorch, only where networks play out
-
-    table = imported(game.playout_nets)(trained_networks(path))
-    table.setflags(write=False)
-    return table
 
 
 def python_agent(role: str, spec: AgentSpec):

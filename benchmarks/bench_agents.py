@@ -27,7 +27,8 @@ FULL_BEST = Path(__file__).parent.parent / "studies" / "lotr" / "best-full" / "a
 
 
 def mcts_setup(agent: str, budget: int, ppn: int, playout: str = "random") -> Setup:
-    return Setup.parse(f"random-{agent}-{agent}").with_params({"budget": budget, "ppn": ppn, "playout": playout})
+    return Setup.parse(f"random-{agent}-{agent}", "lotr").with_params({"budget": budget, "ppn": ppn,
+                                                                       "playout": playout})
 
 
 def speed(games: int) -> None:
@@ -49,7 +50,8 @@ def speed(games: int) -> None:
 
 def full_scenario_speed(games: int) -> None:
     options = {"difficulty": "hard", "full_scenario": True}
-    for name, setup in (("rule-full", Setup.uniform("rule-full")), ("studies/lotr/best-full", Setup.load(FULL_BEST))):
+    setups = (("rule-full", Setup.uniform("rule-full", "lotr")), ("studies/lotr/best-full", Setup.load(FULL_BEST)))
+    for name, setup in setups:
         result = evaluate_setup(setup, options=options, games=games, seed=0)
         searched = ", ".join(f"{stage} {ms:.2f}" for stage, ms in result.ms_per_decision.items()
                              if ms is not None and ms >= 0.005)
@@ -68,8 +70,8 @@ def strength(games: int, workers: int) -> None:
         for playout in ("random", "expert")
         for budget, ppn in BUDGETS
     ]
-    rows.append(Setup.parse("random-flat-mc-flat-mc").with_params({"budget": 200}))
-    rows.insert(0, Setup.parse("random-random-random"))
+    rows.append(Setup.parse("random-flat-mc-flat-mc", "lotr").with_params({"budget": 200}))
+    rows.insert(0, Setup.parse("random-random-random", "lotr"))
     for setup in rows:
         result = evaluate_setup(setup, options={"difficulty": "hard"}, games=games, seed=0, workers=workers)
         low, high = result.wilson_95

@@ -19,7 +19,7 @@ PAIRS = (("openspiel-ismcts", "mcts"), ("openspiel-mcts", "oracle-mcts"))
 
 
 def everywhere(agent: str, simulations: int) -> Setup:
-    setup = Setup.parse("-".join([agent] * 5))
+    setup = Setup.parse("-".join([agent] * 5), "lotr")
     values = {"budget": simulations, "ppn": 1, "c": 1 / math.sqrt(2), "reduction": False,
               "max_simulations": simulations, "uct_c": 1.0}
     return setup.with_params({k: v for k, v in values.items() if setup.has_param(k)})

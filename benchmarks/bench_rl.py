@@ -36,7 +36,7 @@ ROWS = (
 
 
 def speed(episodes: int) -> None:
-    setup = Setup.parse("random-rl-random").with_params({"encoding": 2, "neurons": 100, "lr": 6.5e-4})
+    setup = Setup.parse("random-rl-random", "lotr").with_params({"encoding": 2, "neurons": 100, "lr": 6.5e-4})
     train(setup, HARD, 50, seed=1)  # compile / load the cache
     result = train(setup, HARD, episodes, seed=0)
     print(f"speed  online, {episodes} episodes: {result.seconds:.1f} s ({result.episodes_per_second:.0f} episodes/s)")
@@ -47,7 +47,7 @@ def speed(episodes: int) -> None:
 
 def figures(episodes: int, eval_games: int, envs: int) -> None:
     for label, short, params, published in ROWS:
-        setup = Setup.parse(short).with_params(params)
+        setup = Setup.parse(short, "lotr").with_params(params)
         with tempfile.TemporaryDirectory() as out:
             trained = train(setup, HARD, episodes, seed=0, envs=envs, out=out)
             result = evaluate_setup(Setup.load(f"{out}/agent.toml"),

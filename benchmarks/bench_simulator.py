@@ -13,6 +13,7 @@ import time
 import numpy as np
 
 from agents.evaluation import evaluate_setup
+from agents.setup import Setup
 from lotr_sim import GameState
 
 
@@ -30,9 +31,10 @@ def whole_games(games: int, repeats: int = 3) -> None:
     """Games/s is the best of ``repeats`` runs (this machine's speed varies by
     +-15% from run to run); the win rate is that of games 0..games-1 of seed 0."""
     for policy in ("random", "expert"):
+        setup = Setup.uniform(policy, "lotr")
         for difficulty in ("easy", "medium", "hard"):
-            evaluate_setup(policy, options={"difficulty": difficulty}, games=1_000, seed=1)  # warm up
-            runs = [evaluate_setup(policy,
+            evaluate_setup(setup, options={"difficulty": difficulty}, games=1_000, seed=1)  # warm up
+            runs = [evaluate_setup(setup,
                                    options={"difficulty": difficulty}, games=games, seed=0) for _ in range(repeats)]
             result = runs[0]
             speed = max(run.games_per_second for run in runs)

@@ -1,4 +1,4 @@
-"""Carcassonne's learning interface (``gamecore.interface``): its encoder and its direct action space, compiled.
+"""Carcassonne's learning interface (``gamecore.contract.Encoding``): its encoder and its direct action space, compiled.
 
 A placement is where the game's choice lies, and the places are the open
 positions (the cells next to the board where a tile may go, at most
@@ -33,8 +33,8 @@ Encoder ``slots`` (10,015 features), from ``player``'s side:
   take the mover's meeple (1 + 8).
 
 Everything read is on the board or counted from the stack, never its order.
-Import it through ``carcassonne_sim.kernels``, which offers it as part of the
-game's compiled interface.
+It reads the rules (``kernels``), which cannot import it back: the game joins
+it to them into its compiled interface (``game``, ``gamecore.contract.joined``).
 """
 
 from carcassonne_sim.kernels import (
@@ -52,7 +52,6 @@ from carcassonne_sim.kernels import (
     N_FRONT,
     OPEN,
     ORDER,
-    OVER,
     REACH,
     REQ_SHIFT,
     SCORE,
@@ -69,6 +68,7 @@ from carcassonne_sim.kernels import (
 )
 from carcassonne_sim.tiles import COUNTS, KIND, MAX_SEGMENTS, N_ROTATIONS, N_SEGMENTS, N_STACK, N_TYPES, PORT_SEGMENT
 from gamecore.jit import kernel
+from gamecore.two_player import is_over
 
 N_KINDS = 4
 MEEPLE_CHOICES = MAX_SEGMENTS + 1  # none, or one of the tile's segments
@@ -138,7 +138,7 @@ def encode_slot(S, f, me, out):
             if tile_at(S, x + dx, y + dy) != 0:
                 around += 1
     out[SLOT_AROUND] = around / 8
-    if S[OVER] != 0:
+    if is_over(S):
         return
     t = S[CUR]
     for r in range(N_ROTATIONS[t]):
@@ -155,7 +155,7 @@ def encode(S, encoding, player, out):
     """Fill ``out`` with encoder ``slots`` of what ``player`` sees of ``S`` (the module docstring)."""
     me, you = player, 1 - player
     out[:] = 0.0
-    if S[OVER] == 0:
+    if not is_over(S):
         t = S[CUR]
         out[TILE_AT + t] = 1.0
         for s in range(N_SEGMENTS[t]):
@@ -178,7 +178,7 @@ def encode(S, encoding, player, out):
 def action_mask(S, space, mask):
     """``mask[i]`` = 1 for the direct actions legal at ``S``."""
     mask[:] = 0
-    if S[OVER] != 0:
+    if is_over(S):
         return
     t = S[CUR]
     for f in range(S[N_FRONT]):

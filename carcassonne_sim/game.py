@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from carcassonne_sim import encoding
 from carcassonne_sim import kernels as K
 from carcassonne_sim.encoding import (
     ENCODING_SIZE,
@@ -20,8 +21,9 @@ from carcassonne_sim.encoding import (
 from carcassonne_sim.published import EXPLORATION, PUBLISHED, ROLLOUTS_PER_STEP
 from carcassonne_sim.state_check import check_state
 from carcassonne_sim.tiles import KIND_NAMES, LETTERS, MAX_SEGMENTS, N_SEGMENTS, segment_name
+from gamecore.contract import joined
 from gamecore.errors import IllegalActionError
-from gamecore.interface import ActionSpace, Encoder, Game, Preset
+from gamecore.interface import ActionSpace, CommandLine, Encoder, Game, Preset, Reproduction
 from gamecore.state import FlatState
 
 EDGE_NAMES = {1: "field", 2: "road", 3: "city"}
@@ -93,7 +95,7 @@ class CarcassonneState(FlatState):
         if self.is_over:
             return []
         acts = np.empty((K.MAX_CANDIDATES, K.ACTION_SIZE), np.int64)
-        n = K.options(self._s, acts)
+        n = K.legal_actions(self._s, acts)
         return [self.action_from_vector(a) for a in acts[:n]]
 
     def action_from_vector(self, act: np.ndarray) -> Play:
@@ -243,11 +245,9 @@ def describe(metrics: dict[str, Any], games: int) -> list[str]:
 
 GAME = Game(
     name="carcassonne",
-    kernels=K,
+    kernels=joined(K, encoding),
     roles=SEATS,
     policies=("random", "star25", "star25-deep"),
-    options=(),
-    option_codes=lambda options: np.zeros(0, np.int64),
     new_game=CarcassonneState,
     state_from_json=CarcassonneState.from_json,
     state_from_core=CarcassonneState.from_core,
@@ -256,20 +256,6 @@ GAME = Game(
     help="Carcassonne, the base game for two players (72 tiles, meeples on roads, cities, monasteries and "
          "fields; docs/carcassonne-rules.md)",
     metric_names=METRICS,
-    draw="carcassonne_sim.picture:draw_board",
-    presets=(
-        Preset("mcts", "mcts", {"c": EXPLORATION, "ppn": ROLLOUTS_PER_STEP, "budget": PAPER_BUDGET, "reward": "margin",
-                                "final": "visits"},
-               help="the paper's vanilla MCTS: UCT with C = 3, 100 rollouts per simulation step, Eq. 4 backed up, "
-                    "most visits; the budget (rollouts per move, which the paper does not give) chosen by "
-                    "studies/carcassonne/paper/carcassonne-tuning.toml"),
-        Preset("mcts-rave", "mcts", {"c": RAVE_C, "ppn": RAVE_PPN, "budget": PAPER_BUDGET, "reward": "margin",
-                                     "final": "visits", "rave": True, "rave_bias": RAVE_BIAS},
-               help="the paper's MCTS-RAVE (Eq. 3): MCTS with all-moves-as-first values; its C, rollouts per step "
-                    "and RAVE bias, lost in the paper's text, chosen by studies/carcassonne/paper/carcassonne-rave-tuning.toml"),
-    ),
-    published=PUBLISHED,
-    seat_measures=PAPER_MEASURES,
     encoders=(Encoder("slots", dict.fromkeys(SEATS, ENCODING_SIZE), low=-1.0, high=MAX_SCORE_FEATURE,
                       layout=(GLOBAL_SIZE, MAX_FRONTIER, SLOT_SIZE),
                       help="the drawn tile, the tiles to come, scores and meeples, and per open position (a slot) "
@@ -279,4 +265,21 @@ GAME = Game(
                                help="slot x rotation x meeple (none or a segment): the open positions in a canonical "
                                     "order (carcassonne_sim/encoding.py)"),),
     invariants="carcassonne_sim.invariants:broken",
+    reproduction=Reproduction(
+        presets=(
+            Preset("mcts", "mcts", {"c": EXPLORATION, "ppn": ROLLOUTS_PER_STEP, "budget": PAPER_BUDGET,
+                                    "reward": "margin", "final": "visits"},
+                   help="the paper's vanilla MCTS: UCT with C = 3, 100 rollouts per simulation step, Eq. 4 backed "
+                        "up, most visits; the budget (rollouts per move, which the paper does not give) chosen by "
+                        "studies/carcassonne/paper/carcassonne-tuning.toml"),
+            Preset("mcts-rave", "mcts", {"c": RAVE_C, "ppn": RAVE_PPN, "budget": PAPER_BUDGET, "reward": "margin",
+                                         "final": "visits", "rave": True, "rave_bias": RAVE_BIAS},
+                   help="the paper's MCTS-RAVE (Eq. 3): MCTS with all-moves-as-first values; its C, rollouts per "
+                        "step and RAVE bias, lost in the paper's text, chosen by "
+                        "studies/carcassonne/paper/carcassonne-rave-tuning.toml"),
+        ),
+        published=PUBLISHED,
+        seat_measures=PAPER_MEASURES,
+    ),
+    command_line=CommandLine(draw="carcassonne_sim.picture:draw_board"),
 )

@@ -1,4 +1,4 @@
-"""Carcassonne's compiled rules and interface (``gamecore.interface``): the base game for two players.
+"""Carcassonne's compiled rules (``gamecore.contract``): the base game for two players.
 
 The state is one ``int64`` array (layout below; ``docs/carcassonne-rules.md``
 has the rules). The board is a torus of ``BOARD`` x ``BOARD`` cells indexed by
@@ -44,8 +44,21 @@ from carcassonne_sim.tiles import (
     START,
     TOUCHES,
 )
+from gamecore.default_kernels import copy
 from gamecore.jit import allocating, inline_kernel, kernel
 from gamecore.rng import below, mix64
+from gamecore.two_player import (  # noqa: F401  (reward, role, to_move: the shared kernels, these rules whole alone)
+    DRAW,
+    HEADER,
+    N_PLAYERS,
+    NOBODY,
+    TO_MOVE,
+    WINNER,
+    is_over,
+    reward,
+    role,
+    to_move,
+)
 
 MEEPLES_EACH = 7
 BOARD = N_TILES + 2  # the torus side: 72 tiles and the open positions at both ends of a line of them
@@ -66,18 +79,17 @@ MONASTERY_FULL = 9
 TILE_BITS = 0xFF  # placed tile index + 1 (0: empty)
 REQ_SHIFT, MASK_SHIFT, FRONT_SHIFT = 8, 16, 24
 
-# State layout.
-TO_MOVE = 0
-OVER = 1
-CUR = 2  # the drawn tile's type
-TOP = 3  # next position of ORDER to draw
-KNOWN_BOTTOM = 4  # the last tiles of the stack, returned to its bottom in sight of both players
-REJECTS = 5  # tiles returned to the bottom in a row (the game ends when every remaining tile was)
-RETURNED = 6  # tiles returned to the bottom in the whole game
-PLACED = 7
-N_FRONT = 8
-STAMP_COUNT = 9
-SCORE = 10  # per player
+# State layout, after the two-player header (TO_MOVE; WINNER: NOBODY while the game runs, then the higher score's
+# player or DRAW).
+CUR = HEADER  # the drawn tile's type
+TOP = CUR + 1  # next position of ORDER to draw
+KNOWN_BOTTOM = TOP + 1  # the last tiles of the stack, returned to its bottom in sight of both players
+REJECTS = KNOWN_BOTTOM + 1  # tiles returned to the bottom in a row (the game ends when every remaining tile was)
+RETURNED = REJECTS + 1  # tiles returned to the bottom in the whole game
+PLACED = RETURNED + 1
+N_FRONT = PLACED + 1
+STAMP_COUNT = N_FRONT + 1
+SCORE = STAMP_COUNT + 1  # per player
 SUPPLY = SCORE + 2  # meeples in hand, per player
 MEEPLES_PLAYED = SUPPLY + 2  # per player
 TURNS = MEEPLES_PLAYED + 2  # turns played, per player
@@ -103,9 +115,6 @@ STATE_SIZE = STAMP + N_NODES
 
 ACTION_SIZE = 4  # x, y, rotation, segment (-1: no meeple)
 NO_MEEPLE = -1
-N_PLAYERS = 2
-N_ROLES = 2
-ROLES_BY_SEAT = True
 # Record: scores, meeples played, turns with a meeple, turns (per player), tiles placed, tiles returned to
 # the bottom, tiles left when no remaining tile could be placed, meeples played per player and kind.
 REC_SCORE, REC_MEEPLES, REC_TWM, REC_TURNS, REC_PLACED, REC_RETURNED, REC_LEFT, REC_KINDS = 0, 2, 4, 6, 8, 9, 10, 11
@@ -325,7 +334,7 @@ def front_index(S, x, y):
 def check(S, act, err):
     """OK if ``act`` is legal for the player to move, else the reason's code (``err[1]``: the side of an edge
     mismatch)."""
-    if S[OVER] != 0:
+    if is_over(S):
         return ERR_OVER
     x, y, r, m = act[0], act[1], act[2], act[3]
     t = S[CUR]
@@ -522,7 +531,8 @@ def score_end(S):
     """The end of the game: every feature holding meeples scores once (incomplete roads, cities and monasteries,
     and the fields); the meeples stay on the board."""
     end_points(S, S, STAMP, STAMP_COUNT, S, SCORE)
-    S[OVER] = 1
+    mine, theirs = S[SCORE], S[SCORE + 1]
+    S[WINNER] = DRAW if mine == theirs else 0 if mine > theirs else 1
 
 
 @kernel
@@ -530,7 +540,7 @@ def virtual_scores(S, marks, out):
     """``out[p]``: player p's virtual score, his score if the game ended now (``end_points``), ``S`` unchanged;
     ``marks``: ``N_NODES + 1`` int64 of scratch, zeroed once before the first call."""
     out[0], out[1] = S[SCORE], S[SCORE + 1]
-    if S[OVER] == 0:
+    if not is_over(S):
         end_points(S, marks, 1, 0, out, 0)
 
 
@@ -581,6 +591,7 @@ def deal_game(S, seed, options):
     """Shuffle the 71 tiles from ``seed``, put the start tile at (0, 0) and draw player 0's tile."""
     for k in range(STATE_SIZE):
         S[k] = 0
+    S[WINNER] = NOBODY
     for k in range(N_STACK):
         S[ORDER + k] = STACK_TILES[k]
     rs = np.empty(1, np.uint64)
@@ -590,30 +601,6 @@ def deal_game(S, seed, options):
     add_front(S, 0, 0)
     place(S, 0, START, 0)
     draw(S)
-
-
-@inline_kernel
-def is_over(S):
-    return S[OVER] != 0
-
-
-@inline_kernel
-def to_move(S):
-    return S[TO_MOVE]
-
-
-@inline_kernel
-def role(S):
-    return S[TO_MOVE]
-
-
-@inline_kernel
-def reward(S, player):
-    """1 for the higher score, 0.5 for a tie, 0 for the lower."""
-    mine, theirs = S[SCORE + player], S[SCORE + 1 - player]
-    if mine == theirs:
-        return 0.5
-    return 1.0 if mine > theirs else 0.0
 
 
 @inline_kernel
@@ -634,12 +621,6 @@ def record(S, out):
     out[REC_LEFT] = N_STACK - S[TOP]
     for k in range(8):
         out[REC_KINDS + k] = S[PLAYED_ON + k]
-
-
-@kernel
-def copy(dst, src):
-    for k in range(STATE_SIZE):
-        dst[k] = src[k]
 
 
 @inline_kernel
@@ -819,7 +800,7 @@ def playout_action(S, policy, rs, act, scratch):
 
 
 @kernel
-def options(S, acts):
+def legal_actions(S, acts):
     """Fill ``acts`` (rows x, y, rotation, segment) with the legal actions, one per outcome (the distinct
     rotations of a symmetric tile only); return their number."""
     t = S[CUR]
@@ -868,23 +849,9 @@ def canonicalize(S, act):
     act[2] = r % N_ROTATIONS[t]
 
 
-@kernel
-def reduced_out(S, act, row):
-    return False
-
-
 @allocating
 def workspace():
     return (np.empty(1, np.int64),)
-
-
-@allocating
-def root_candidates(S, row, rs, keys, attempts, scratch, err):
-    acts = np.empty((MAX_CANDIDATES, ACTION_SIZE), np.int64)
-    n = options(S, acts)
-    for k in range(n):
-        keys[k, 0], keys[k, 1] = action_key(S, acts[k])
-    return n
 
 
 @kernel
@@ -923,7 +890,7 @@ def move_rank(t, seg):
 @kernel
 def ordered_options(S, acts, order):
     """``options`` in ``acts`` and their indices in the move order in ``order`` (stable); return their number."""
-    n = options(S, acts)
+    n = legal_actions(S, acts)
     t = S[CUR]
     m = 0
     for rank in range(RANK_NO_MEEPLE + 2):
@@ -1047,7 +1014,7 @@ def star_node(W, d, plies, probing, me, alpha, beta, limit, kind):
         return done
     states, after, acts, order, best = W[0], W[1], W[2], W[3], W[8]
     S = states[d]
-    if S[OVER] != 0:
+    if is_over(S):
         return evaluation(S, me, W)
     n = ordered_options(S, acts[d], order[d])
     W[9][COUNT_DECISIONS] += 1
@@ -1096,6 +1063,3 @@ def star25_counting(S, plies, probing, act, counts):
     for j in range(ACTION_SIZE):
         act[j] = W[2][0, chosen, j]
     return value
-
-
-from carcassonne_sim.encoding import DECODE_WORK, action_mask, decode, encode  # noqa: E402, F401  (the learning interface)

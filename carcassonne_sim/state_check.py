@@ -23,7 +23,7 @@ from gamecore.errors import SpecError
 from gamecore.state import field, within
 
 NAMES = {getattr(K, name): name for name in (
-    "TO_MOVE", "OVER", "CUR", "TOP", "KNOWN_BOTTOM", "REJECTS", "RETURNED", "PLACED", "N_FRONT", "STAMP_COUNT",
+    "TO_MOVE", "WINNER", "CUR", "TOP", "KNOWN_BOTTOM", "REJECTS", "RETURNED", "PLACED", "N_FRONT", "STAMP_COUNT",
     "SCORE", "SUPPLY", "MEEPLES_PLAYED", "TURNS", "TURNS_WITH_MEEPLE", "PLAYED_ON", "ORDER", "TILE_TYPE", "TILE_ROT",
     "TILE_X", "TILE_Y", "FRONT_CELL", "FRONT_X", "FRONT_Y", "GRID", "PARENT", "NEXT", "SIZE", "OPEN", "MEEPLES",
     "OWNER", "STAMP")}
@@ -58,7 +58,8 @@ def _check_counters(S: np.ndarray) -> tuple[int, bool]:
     def check(index: int, low: int, high: int, what: str = "") -> int:
         return within(S, NAMES, index, low, high, what)
 
-    over = bool(check(K.OVER, 0, 1))
+    winner = check(K.WINNER, K.NOBODY, K.DRAW, "the winner (-1: none yet, 2: a draw)")
+    over = winner != K.NOBODY
     check(K.TO_MOVE, 0, 1, "a player")
     placed = check(K.PLACED, 1, N_TILES, "tiles placed")
     top = int(S[K.TOP])
@@ -78,6 +79,10 @@ def _check_counters(S: np.ndarray) -> tuple[int, bool]:
         check(K.TURNS_WITH_MEEPLE + player, 0, turns, "turns")
         for kind in range(4):
             check(K.PLAYED_ON + 4 * player + kind, 0, played, "meeples played")
+    scores = S[K.SCORE], S[K.SCORE + 1]
+    if over and winner != (K.DRAW if scores[0] == scores[1] else int(scores[1] > scores[0])):
+        raise SpecError(f"{field(NAMES, K.WINNER)} = {winner}: expected the higher score's player, or {K.DRAW} for a "
+                        f"tie (SCORE: {scores[0]}, {scores[1]})")
     for k in range(N_STACK):
         check(K.ORDER + k, 0, N_TYPES - 1, "a tile type")
     stack = np.bincount(S[K.ORDER: K.ORDER + N_STACK], minlength=N_TYPES)
@@ -115,6 +120,7 @@ def _placed_again(S: np.ndarray, placed: int) -> np.ndarray:
     """An empty state with ``S``'s placed tiles placed again in their order by the kernels (each checked to fit
     first, as ``apply`` does)."""
     board = np.zeros(K.STATE_SIZE, np.int64)
+    board[K.WINNER] = K.NOBODY
     K.add_front(board, 0, 0)
     K.place(board, 0, START, 0)
     act, err = np.empty(K.ACTION_SIZE, np.int64), np.zeros(4, np.int64)

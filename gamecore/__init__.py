@@ -25,8 +25,9 @@ from gamecore import _jit_cache
 _jit_cache.configure()  # before any compiled function is defined
 
 
+from gamecore.contract import check  # noqa: E402
 from gamecore.errors import IllegalActionError, SpecError  # noqa: E402
-from gamecore.interface import Game, check  # noqa: E402
+from gamecore.interface import Game  # noqa: E402
 
 DEFAULT_GAME = "lotr"
 ENTRY_POINTS = "gametune.games"  # the entry-point group under which an installed package declares its games
@@ -42,7 +43,8 @@ copyreg.pickle(Game, _by_name)
 
 
 def register(game: Game) -> Game:
-    """Make ``game`` loadable by its name; SpecError (one line) if its kernels lack part of the interface."""
+    """Make ``game`` loadable by its name; SpecError (one line) if its kernels lack part of the contract
+    (``gamecore.contract``)."""
     _REGISTERED[game.name] = check(game)
     return game
 

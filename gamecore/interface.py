@@ -1,76 +1,31 @@
-"""What a game offers the agents and the tuner: its ``Game`` descriptor and its compiled interface.
+"""A game's descriptor, ``Game``: its core (rules, observation, encoders and actions) and its optional capabilities.
 
-A game is a package ``<name>_sim`` with a module ``game`` defining ``GAME``, a
-``Game``. At the Python level (the model: OpenSpiel's narrow state API),
-``GAME.new_game(seed, **options)`` returns a state with ``to_move`` (the
-player), ``decision_kind``, ``legal_actions()``, ``apply(action)``,
-``is_over``, ``returns()`` (one value per player), ``observation(player)``,
-``clone()``, ``determinize(player, rng)``, ``vector(action)`` (the action
-as the kernels' vector), a trace and a JSON form; ``Game.state_from_core``
-makes such a state from a flat state array (OpenSpiel's form,
-``gamecore.openspiel``, needs it).
+A game is one ``Game`` (``gamecore.load``). At the Python level (the model:
+OpenSpiel's narrow state API), ``new_game(seed, **options)`` returns a state
+with ``to_move`` (the player), ``decision_kind``, ``legal_actions()``,
+``apply(action)``, ``is_over``, ``returns()`` (one value per player),
+``observation(player)``, ``clone()``, ``determinize(player, rng)``,
+``vector(action)`` (the action as the kernels' vector), a trace and a JSON
+form (``gamecore.state.FlatState`` is most of it for a game whose state is its
+kernels' flat array); ``state_from_core`` makes such a state from a flat state
+array. At the compiled level, ``kernels`` is the module of its compiled
+interface (``gamecore.contract``): the game writes its rules, and gets the rest
+from ``gamecore.default_kernels`` when its ``Game`` is made.
 
-At the compiled level, ``Game.kernels`` is a module of Numba functions over
-the game's flat ``int64`` state, which the search and the harness
-(``agents.search``) are compiled against:
-
-- constants ``STATE_SIZE``, ``ACTION_SIZE`` (an action is an ``int64`` vector),
-  ``N_PLAYERS``, ``N_ROLES`` (the agents of a setup), ``ROLES_BY_SEAT`` (roles
-  are players, else decision kinds), ``N_RECORD`` (integers kept per game),
-  ``MAX_CANDIDATES`` and ``OK`` (the code of a legal action);
-- ``deal_game(S, seed, options)``, ``is_over(S)``, ``to_move(S)``,
-  ``role(S)``, ``reward(S, player)`` (in [0, 1]: 1 win, 0.5 draw),
-  ``record(S, out)`` (the game's metrics of a finished game), ``copy(dst,
-  src)``, ``determinize(S, player, rs)`` (re-draw what ``player`` cannot
-  see), ``apply(S, act, err)`` (the action, then the game to its next
-  decision; returns OK or an error code) and ``playout_action(S, policy, rs,
-  act, scratch)`` (the compiled policy ``policy``'s choice);
-- the search's candidate actions, identified by a key of two ``int64``:
-  ``root_candidates(S, row, rs, keys, attempts, scratch, err)``,
-  ``action_key(S, act)``, ``key_action(k0, k1, act)``, ``key_matches(S, k0,
-  k1)`` (a cheap filter), ``is_candidate(S, act, row, scratch, err)``,
-  ``canonicalize(S, act)`` (one action per set of equivalent ones),
-  ``reduced_out(S, act, row)`` (the game's search options, read from the
-  agent row's game columns), ``workspace()`` and ``sample_candidate(S, rs,
-  act, ws, scratch, err)``;
-- optionally ``margin(S, player)``: a finished game's score difference for
-  ``player``, which a search with ``reward = "margin"`` backs up instead of
-  ``reward``;
-- optionally ``net_action(S, nets, act, scratch)`` and ``NET_WORK``: the
-  choice of a trained network (or of a table) for ``S``'s pending decision,
-  returning False where none decides; ``nets`` is (net table, ``NET_WORK``
-  floats of work space), the table packed by ``Game.playout_nets`` (or
-  ``Game.search_table``) and carried at the end of the agent row. A search
-  whose ``playout_nets`` names networks plays its playouts with them (and
-  expands their choice first);
-- optionally, with those, ``net_value(S, nets)``: a trained network's chance
-  of a win from ``S`` for the player to move, -1 where none values ``S``; a
-  search with ``leaf = "value"`` stops its playouts there;
-- optionally, with those, ``net_plausible(S, nets)``: whether the table's
-  model of the opponent (Love Letter's DP player) would have made his moves
-  in the determinized world ``S``; an honest search draws a world it
-  rejects again (``agents.search.REDRAWS``);
-- for learning agents and the environments (``Game.encoders``,
-  ``Game.action_spaces``): ``encode(S, encoding, player, out)`` fills the
-  float vector ``out`` with encoder number ``encoding`` of what ``player``
-  sees of ``S`` (the player to move at a decision; any player for OpenSpiel's
-  tensors and PettingZoo's observations; never hidden information: two states
-  that differ only in what ``player`` cannot see encode the same);
-  ``action_mask(S, space, mask)`` sets ``mask[i]`` to 1 for each legal index
-  of action space number ``space`` at ``S`` and to 0 for the others (the
-  whole row: it is as wide as the widest role's space); ``decode(S, space,
-  index, act, scratch, work)`` fills ``act`` with the legal action of that
-  index (``scratch`` a state-sized int64 array, ``work`` ``DECODE_WORK``
-  floats). A space named ``direct`` lists every legal action once.
-
-``gamecore.load`` checks that the kernels offer all this (``missing``): a
-game without one of them fails there in one line naming it.
+Every game declares the core: its kernels, roles, policies, options, states,
+metrics, encoders and action spaces. What only some games have is grouped by
+capability, each group a dataclass whose fields all have defaults:
+``Search`` (its own options of the generic searches), ``Learning`` (its own
+learners), ``Reproduction`` (a paper's players, results and report) and
+``CommandLine`` (its own subcommands and pictures). A field that names a
+function as "module:function" has it imported when first used (``imported``):
+its module is heavy, or it is the game's lab code.
 """
 
 from __future__ import annotations
 
 import importlib
-import inspect
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from types import ModuleType
@@ -78,8 +33,11 @@ from typing import Any
 
 import numpy as np
 
+from gamecore import default_kernels
 from gamecore.params import Param, SpecError
 from gamecore.published import Published
+
+TARGET = re.compile(r"[A-Za-z_][\w.]*:[A-Za-z_][\w.]*")  # "module:function"
 
 
 def imported(target: str) -> Callable:
@@ -159,49 +117,104 @@ class Preset:
     help: str = ""
 
 
+@dataclass(frozen=True)
+class Search:
+    """Search support: the game's own options of the generic searches (``params``: agent row columns from
+    ``gamecore.row.GAME_COLUMNS``, which its kernels' ``reduced_out`` and ``Model`` read), and ``table``
+    ("module:function"): a search's validated parameters -> a table carried at the end of the agent row for its
+    kernels' ``net_action``, or None (Love Letter's DP player in the playouts)."""
+
+    params: tuple[Param, ...] = ()
+    table: str = ""
+
+
+@dataclass(frozen=True)
+class Learning:
+    """Learning support beyond the generic rules over the encoders and action spaces: ``learners``, its own
+    algorithms (name -> "module:Class"); ``defaults``, its defaults of the rl agent's parameters; ``playout_nets``
+    ("module:function"): a configuration's trained networks (by role index) -> the net table its kernels'
+    ``net_action`` reads (LOTR's networks in the playouts)."""
+
+    learners: dict[str, str] = field(default_factory=dict)
+    defaults: dict[str, Any] = field(default_factory=dict)
+    playout_nets: str = ""
+
+
+@dataclass(frozen=True)
+class Reproduction:
+    """What reproduces a paper: its players (``agents`` that decide in Python, ``presets`` of the generic agents),
+    its ``published`` results, which the report's sections compare with, and the report's own comparisons:
+    ``seat_measures`` (per-seat measures of the metrics, ``<name>_<seat>``), ``reasons`` (a study's report.reason
+    key -> why rows may differ), ``references`` (report.reference key -> (column title, value per row key): a
+    figure of ours beside the published one), ``label`` ("module:function": a setup label -> the published setup
+    it reproduces) and ``preamble`` ("module:function": (report folder) -> Markdown lines before the sections)."""
+
+    agents: tuple[PythonAgent, ...] = ()
+    presets: tuple[Preset, ...] = ()
+    published: tuple[Published, ...] = ()
+    seat_measures: tuple[str, ...] = ()
+    reasons: dict[str, str] = field(default_factory=dict)
+    references: dict[str, tuple[str, dict]] = field(default_factory=dict)
+    label: str = ""
+    preamble: str = ""
+
+
+@dataclass(frozen=True)
+class CommandLine:
+    """Command-line extras: ``commands``, its own subcommands (``gametune <game> <command>``), and ``draw``
+    ("module:function"): a state drawn to a PNG file, (state, path) -> path (``gametune play --png``)."""
+
+    commands: tuple[Command, ...] = ()
+    draw: str = ""
+
+
+def option_values(options: dict[str, Any]) -> np.ndarray:
+    """``deal_game``'s options of a game whose options are numbers: their values, in the order they are declared."""
+    return np.array(list(options.values()), np.int64)
+
+
+CAPABILITIES = {"search": Search, "learning": Learning, "reproduction": Reproduction, "command_line": CommandLine}
+
+
 @dataclass(frozen=True, eq=False)
 class Game:
-    """A game: its compiled interface, its roles, policies and options, and its own metrics.
+    """A game: its core and its capabilities (this module's docstring).
 
     One object per game (``gamecore.load``): compared by identity, pickled by name (``gamecore`` registers the
-    reducer: a worker process or a Ray task loads it again), printed as its name."""
+    reducer: a worker process or a Ray task loads it again), printed as its name. Making it completes its kernels
+    module with the defaults it leaves out (``gamecore.default_kernels``) and checks its declarations: a
+    capability of the wrong type, a "module:function" of another form or numeric codes of options that are not
+    numbers fail in one line. ``gamecore.register`` checks the kernels (``gamecore.contract``)."""
 
     name: str
-    kernels: ModuleType
+    kernels: ModuleType  # the compiled interface (gamecore.contract), its rules written by the game
     roles: tuple[str, ...]  # what a setup assigns agents to: decision kinds, or seats
-    policies: tuple[str, ...]  # the compiled policies, by code
-    options: tuple[Param, ...]  # game options (LOTR's difficulty), with defaults
-    option_codes: Callable[[dict[str, Any]], np.ndarray]  # validated options -> deal_game's int64 array
+    policies: tuple[str, ...]  # the compiled policies, by code (the first a random one)
     new_game: Callable[..., Any]  # the Python-level state: new_game(seed, **options)
     state_from_json: Callable[[str], Any]  # the state of its to_json() text
+    state_from_core: Callable[[np.ndarray], Any]  # the state of a flat state array (a copy)
     summarise: Callable[[np.ndarray], dict[str, Any]]  # records of finished games -> the game's metrics
     describe: Callable[[dict[str, Any], int], list[str]]  # (metrics, games) -> report lines
-    search_params: tuple[Param, ...] = ()  # the search's game options, agent row columns GAME_COLUMNS..
-    short_roles: tuple[str, ...] = ()  # the roles named by a short setup form, the others random
-    help: str = ""
-    metric_names: tuple[str, ...] = field(default=())  # the metrics logged per evaluation
-    python_agents: tuple[PythonAgent, ...] = ()  # agents made for this game that decide in Python
-    presets: tuple[Preset, ...] = ()  # agents named by the game: another agent with other defaults
-    published: tuple[Published, ...] = ()  # the published results its report sections are compared with
-    commands: tuple[Command, ...] = ()  # its own subcommands of the command line (lotr <game> <command>)
-    draw: str = ""  # "module:function" drawing a state to a PNG file, (state, path) -> path (lotr play --png)
-    state_from_core: Callable[[np.ndarray], Any] | None = None  # the Python state of a flat state array (a copy)
-    max_legal_actions: int = 0  # a bound on len(legal_actions()) where MAX_CANDIDATES is not one (OpenSpiel's form)
-    search_table: str = ""  # "module:function": a search's validated parameters -> a table its kernels' net_action
-    # reads at the end of the agent row, or None (Love Letter's DP plays for opponent_playout = "dp")
-    playout_nets: str = ""  # "module:function": a configuration's trained networks (by role index: algo, encoding,
-    # acting and critic layers; agents.learning.playout_nets) -> the net table its kernels' net_action reads
-    seat_measures: tuple[str, ...] = ()  # per-seat measures of its metrics (<name>_<seat>) the report compares
-    report_reasons: dict[str, str] = field(default_factory=dict)  # a study's report.reason key -> why rows may differ
-    report_references: dict[str, tuple[str, dict]] = field(default_factory=dict)  # report.reference key -> (column
-    # title, value per row key): a reference figure of ours set beside the published one (LOTR's corrected-rules rate)
-    report_label: str = ""  # "module:function": a setup label -> the published setup it reproduces (report.as_published)
-    report_preamble: str = ""  # "module:function": (report folder) -> Markdown lines set before the studies' sections
+    options: tuple[Param, ...] = ()  # game options (LOTR's difficulty), with defaults
+    option_codes: Callable[[dict[str, Any]], np.ndarray] = option_values  # validated options -> deal_game's array
     encoders: tuple[Encoder, ...] = ()  # what learning agents and environments observe (the kernels' encode)
     action_spaces: tuple[ActionSpace, ...] = ()  # what they choose among (the kernels' action_mask and decode)
-    learners: dict[str, str] = field(default_factory=dict)  # its own learning algorithms: name -> "module:Class"
-    learning_defaults: dict[str, Any] = field(default_factory=dict)  # its defaults of the rl agent's parameters
+    perfect_information: bool = False  # nothing is hidden: determinize has nothing to re-draw (its default)
+    help: str = ""
+    metric_names: tuple[str, ...] = ()  # the metrics logged per evaluation
+    short_roles: tuple[str, ...] = ()  # the roles named by a short setup form, the others random
     invariants: str = ""  # "module:function": (flat state) -> what it conserves that is broken (empty: all holds)
+    max_legal_actions: int = 0  # a bound on len(legal_actions()) where MAX_CANDIDATES is not one (OpenSpiel's form)
+    search: Search = Search()
+    learning: Learning = Learning()
+    reproduction: Reproduction = Reproduction()
+    command_line: CommandLine = CommandLine()
+
+    def __post_init__(self):
+        problems = _declaration_problems(self)
+        if problems:
+            raise SpecError(f"game {self.name}: {'; '.join(problems)} (gamecore/interface.py describes each field)")
+        default_kernels.complete(self.kernels, self.perfect_information)
 
     def __str__(self) -> str:
         return self.name
@@ -246,66 +259,35 @@ class Game:
                      if set(e.sizes) == set(self.roles) and len(set(e.sizes.values())) == 1), None)
 
 
+def _declaration_problems(game: Game) -> list[str]:
+    """What is wrong with ``game``'s declarations, one phrase each with its fix."""
+    problems = [f"{name} is a {type(getattr(game, name)).__name__}, not a {kind.__name__}: pass "
+                f"gamecore.interface.{kind.__name__}(...)" for name, kind in CAPABILITIES.items()
+                if not isinstance(getattr(game, name), kind)]
+    if not isinstance(game.kernels, ModuleType):
+        problems.append(f"kernels is a {type(game.kernels).__name__}, not the module of its compiled interface")
+    if game.option_codes is option_values:
+        problems += [f"option {p.name} is a {p.type.__name__}: give option_codes (validated options -> deal_game's "
+                     "int64 array)" for p in game.options if p.type not in (int, bool)]
+    if not problems:
+        problems += [f"{where} = {target!r} is not \"module:function\"" for where, target in targets(game)
+                     if not isinstance(target, str) or not TARGET.fullmatch(target)]
+    return problems
+
+
+def targets(game: Game) -> list[tuple[str, str]]:
+    """Every "module:function" ``game`` declares, as (its field, the target)."""
+    found = [("invariants", game.invariants), ("search.table", game.search.table),
+             ("learning.playout_nets", game.learning.playout_nets), ("reproduction.label", game.reproduction.label),
+             ("reproduction.preamble", game.reproduction.preamble), ("command_line.draw", game.command_line.draw)]
+    found += [(f"learning.learners[{name!r}]", target) for name, target in game.learning.learners.items()]
+    found += [(f"reproduction.agents[{i}].factory", agent.factory) for i, agent in enumerate(game.reproduction.agents)]
+    found += [(f"command_line.commands[{i}].{which}", getattr(command, which))
+              for i, command in enumerate(game.command_line.commands) for which in ("arguments", "run")]
+    return [(where, target) for where, target in found if target]
+
+
 def _index_of(game: Game, what: str, names: list[str], name: str) -> int:
     if name not in names:
         raise SpecError(f"{game.name} has no {what} {name!r}; its {what}s: {', '.join(names) or 'none'}")
     return names.index(name)
-
-
-CONSTANTS = ("STATE_SIZE", "ACTION_SIZE", "N_PLAYERS", "N_ROLES", "ROLES_BY_SEAT", "N_RECORD", "MAX_CANDIDATES", "OK")
-KERNELS = {  # name -> parameters, as the module docstring describes them
-    "deal_game": "S, seed, options", "is_over": "S", "to_move": "S", "role": "S", "reward": "S, player",
-    "record": "S, out", "copy": "dst, src", "determinize": "S, player, rs", "apply": "S, act, err",
-    "playout_action": "S, policy, rs, act, scratch", "root_candidates": "S, row, rs, keys, attempts, scratch, err",
-    "action_key": "S, act", "key_action": "k0, k1, act", "key_matches": "S, k0, k1",
-    "is_candidate": "S, act, row, scratch, err", "canonicalize": "S, act", "reduced_out": "S, act, row",
-    "workspace": "", "sample_candidate": "S, rs, act, ws, scratch, err",
-}
-OPTIONAL_KERNELS = {"margin": "S, player", "net_action": "S, nets, act, scratch", "net_value": "S, nets",
-                    "net_plausible": "S, nets"}
-ENCODING_KERNELS = {"encode": "S, encoding, player, out"}
-ACTION_SPACE_KERNELS = {"action_mask": "S, space, mask", "decode": "S, space, index, act, scratch, work"}
-
-
-def missing(game: Game) -> list[str]:
-    """What ``game``'s kernels and declarations lack of the interface (this module's docstring), one phrase each."""
-    kernels = game.kernels
-    problems = [f"the constant {name}" for name in CONSTANTS if not hasattr(kernels, name)]
-    required = dict(KERNELS)
-    required |= ENCODING_KERNELS if game.encoders else {}
-    required |= ACTION_SPACE_KERNELS if game.action_spaces else {}
-    if game.action_spaces and not hasattr(kernels, "DECODE_WORK"):
-        problems.append("the constant DECODE_WORK")
-    for name, params in (required | {k: v for k, v in OPTIONAL_KERNELS.items() if hasattr(kernels, k)}).items():
-        function = getattr(kernels, name, None)
-        arity = _arity(function)
-        if function is None:
-            problems.append(f"{name}({params})")
-        elif arity is not None and arity != len(params.split(", ") if params else ()):
-            problems.append(f"{name} with the parameters ({params})")
-    if hasattr(kernels, "net_action") and not hasattr(kernels, "NET_WORK"):
-        problems.append("the constant NET_WORK (net_action's work space)")
-    for what, declared in (("encoder", game.encoders), ("action space", game.action_spaces)):
-        for item in declared:
-            unknown = set(item.sizes) - set(game.roles)
-            if unknown or not item.sizes:
-                problems.append(f"{what} {item.name}'s sizes by role (one of {', '.join(game.roles)}), not "
-                                f"{', '.join(sorted(unknown)) or 'none'}")
-    return problems
-
-
-def _arity(function: Callable) -> int | None:
-    """The number of parameters of a kernel (a Numba dispatcher's Python function), None if unknown."""
-    try:
-        return len(inspect.signature(getattr(function, "py_func", function)).parameters)
-    except (TypeError, ValueError):
-        return None
-
-
-def check(game: Game) -> Game:
-    """``game``, or SpecError in one line naming what its kernels or declarations lack."""
-    problems = missing(game)
-    if problems:
-        raise SpecError(f"game {game.name}: {getattr(game.kernels, '__name__', 'its kernels')} lacks "
-                        f"{'; '.join(problems)} (gamecore/interface.py describes each)")
-    return game

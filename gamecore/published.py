@@ -1,4 +1,4 @@
-"""A published result that a game's report rows are compared with (``Game.published``)."""
+"""A published result that a game's report rows are compared with (``Game.reproduction.published``)."""
 
 from __future__ import annotations
 

@@ -2,7 +2,7 @@
 
 The first ``GAME_COLUMNS`` columns mean the same in every game; a game's own
 search options (LOTR's action reductions) take the columns from
-``GAME_COLUMNS`` on, named by the game (``Game.search_params``).
+``GAME_COLUMNS`` on, named by the game (``Game.search.params``).
 """
 
 KIND, BUDGET, PPN, C, PLAYOUT, FINAL, ORACLE, BUDGET_PER, RAVE, RAVE_BIAS, REWARD, PRIOR, LEAF = range(13)

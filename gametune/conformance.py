@@ -3,7 +3,8 @@
 ``check_game("nim")`` (or a ``Game``) runs every check in ``CHECKS`` and raises ``ConformanceError`` listing
 each one that fails; a game's author calls it in their own tests (``examples/nim/tests``). Per game:
 
-- the kernels and ``Game`` fields the interface asks for (``gamecore.interface``);
+- the kernels the contract asks for (``gamecore.contract``), the ``Game`` fields, and every "module:function" it
+  names importing;
 - random games end and keep what the game says it conserves (``Game.invariants``), rewards in [0, 1];
 - random play through every action space ends; each mask marks exactly the legal actions and decodes to them;
 - encoders read no hidden information and stay in their bounds; ``determinize`` keeps what the player sees;
@@ -25,8 +26,9 @@ import gamecore
 from agents.environments import GameAECEnv, GameEnv, environment_id
 from agents.search import compiled
 from agents.specs import AgentSpec
+from gamecore.contract import missing
 from gamecore.errors import IllegalActionError
-from gamecore.interface import Game, imported, missing
+from gamecore.interface import Game, imported, targets
 from gamecore.rng import mix64
 
 RANDOM_GAMES = 3  # random games walked per game
@@ -128,7 +130,7 @@ def one_line(error: Exception) -> bool:
 
 
 def interface(game: Game) -> None:
-    """The kernels and the ``Game`` fields are all there and agree."""
+    """The kernels and the ``Game`` fields are all there and agree; every "module:function" imports."""
     expect(not missing(game), f"missing: {'; '.join(missing(game))}")
     K = game.kernels
     expect(len(game.roles) == K.N_ROLES and game.policies and game.n_players in (1, 2),
@@ -145,8 +147,8 @@ def interface(game: Game) -> None:
             expect(global_size + slots * slot_size == max(encoder.sizes.values()), f"{encoder.name}'s layout")
             for space in game.action_spaces:
                 expect(not space.per_slot or slots * space.per_slot == max(space.sizes.values()), space.name)
-    if game.invariants:
-        imported(game.invariants)
+    for where, target in targets(game):
+        expect(callable(imported(target)), f"{where} = {target!r} imports no function")
 
 
 def random_games(game: Game) -> None:

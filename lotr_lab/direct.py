@@ -1,5 +1,5 @@
 """LOTR's ac-direct: one-step episodic actor-critic choosing cards directly (thesis 5.4.1 and 5.6), a learner of
-LOTR's own (``Game.learners``): its choices are sets of cards, not indices of an action space.
+LOTR's own (``Game.learning.learners``): its choices are sets of cards, not indices of an action space.
 
 The actor scores every card the stage chooses among:
 

@@ -43,7 +43,7 @@ class OracleMcts:
 
     def wins(self, options: dict, seed: int, deals: np.ndarray, workers: int, everything: bool, tick) -> np.ndarray:
         """Whether it wins each of ``deals`` (``everything``: the deals are all of them, played on the workers)."""
-        setup = Setup.uniform("oracle-mcts").with_params(
+        setup = Setup.uniform("oracle-mcts", "lotr").with_params(
             {"budget": self.budget, "ppn": self.ppn, "c": self.c, "playout": self.playout, "reduction": False})
         if everything:
             result = evaluate_setup(setup, games=len(deals), seed=seed, workers=workers, options=options)

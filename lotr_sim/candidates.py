@@ -23,6 +23,7 @@ determinization, so tree nodes keyed by them share statistics.
 
 import numpy as np
 
+from gamecore.default_kernels import copy
 from gamecore.jit import allocating, inline_kernel, kernel
 from gamecore.rng import below
 from gamecore.row import GAME_COLUMNS
@@ -33,7 +34,6 @@ from lotr_sim.rules import (
     GANDALF_BITS,
     LOCATION_BITS,
     apply_decision,
-    copy_state,
     lowest,
     popcount,
     ready,
@@ -48,7 +48,7 @@ PHASE_BITS = 8  # the second word: phase in the low bits, overflow digits above
 SUBSET_LIMIT = 12  # planning/questing: enumerate subsets of up to 12 cards, sample beyond
 ENUMERATION_LIMIT = 4096  # defense/attack: enumerate when the option product is at most this
 SAMPLE_TRIES = 16
-# The agent row columns of the action reductions (``Game.search_params``).
+# The agent row columns of the action reductions (``Game.search.params``).
 REDUCE_PLANNING, REDUCE_QUESTING, REDUCE_DEFENSE = GAME_COLUMNS, GAME_COLUMNS + 1, GAME_COLUMNS + 2
 
 FIRST_COPY = np.array([next(d.id for d in CARDS if d.name == c.name) for c in CARDS], np.int64)
@@ -216,7 +216,7 @@ def is_candidate(S, act, row, scratch, err):
     """Whether ``act`` is a legal, canonical, not reduced-out action of ``S``."""
     if not is_canonical(S, act) or reduced_out(S, act, row):
         return False
-    copy_state(scratch, S)
+    copy(scratch, S)
     return apply_decision(scratch, act, err, None) == L.OK
 
 
@@ -228,7 +228,7 @@ def sample_action(S, rs, act, slots, options, n_options, scratch, err):
         act[:] = L.NO_CHOICE
         for i in range(n):
             act[slots[i]] = options[i, below(rs, n_options[i])]
-        copy_state(scratch, S)
+        copy(scratch, S)
         if apply_decision(scratch, act, err, None) == L.OK:
             canonicalize(S, act)
             return True

@@ -14,10 +14,11 @@ order); ties go to the lower card id.
 
 import numpy as np
 
+from gamecore.default_kernels import copy
 from gamecore.jit import kernel
 from lotr_sim import layout as L
 from lotr_sim.cards import ATTACK, DEFENSE, ENGAGEMENT, HERO, HITPOINTS, KIND, WILLPOWER
-from lotr_sim.rules import ENEMY_BITS, GANDALF_BITS, copy_state, heroes, in_zone, lowest, popcount, strike
+from lotr_sim.rules import ENEMY_BITS, GANDALF_BITS, heroes, in_zone, lowest, popcount, strike
 
 WILLPOWER_WORTH = 0.25  # hero hitpoints a point of willpower committed to the quest is worth
 HERO_DEATH = 4.0  # a hero destroyed costs its hitpoints left and this
@@ -139,7 +140,7 @@ def plan_combat(S, pool, enemies, willpower_worth, scratch, defender_of):
     gains most, a defender for an attack or a group that destroys an enemy, while one gains. Returns the
     characters held back; ``defender_of[enemy]`` gets each planned defender (the other entries are left as
     they are). ``scratch`` (state-sized) holds the planned damage."""
-    copy_state(scratch, S)
+    copy(scratch, S)
     undefended = enemies
     standing = enemies
     held = np.int64(0)
@@ -193,7 +194,7 @@ def focus_attack(S, act, scratch):
     first (the strongest attack first, then the fewest hitpoints left), each struck until destroyed; with none
     to destroy, all that can damage the strongest one strike it (damage stays on an enemy). Resolved on
     ``scratch``."""
-    copy_state(scratch, S)
+    copy(scratch, S)
     available = S[L.ZONE_MASKS + L.IN_PLAY] & ~S[L.EXHAUSTED_MASK]
     while available:
         target, destroyable = -1, False

@@ -6,7 +6,17 @@ from typing import Any
 
 import numpy as np
 
-from gamecore.interface import ActionSpace, Command, Encoder, Game, PythonAgent
+from gamecore.interface import (
+    ActionSpace,
+    Command,
+    CommandLine,
+    Encoder,
+    Game,
+    Learning,
+    PythonAgent,
+    Reproduction,
+    Search,
+)
 from gamecore.params import Param
 from lotr_sim import kernels
 from lotr_sim import layout as L
@@ -98,15 +108,11 @@ GAME = Game(
     state_from_json=GameState.from_json,
     state_from_core=GameState.from_core,
     max_legal_actions=DEFAULT_ACTION_LIMIT,  # legal_actions() raises beyond it (a hard game had a decision of 132,346)
-    playout_nets="lotr_sim.nets:pack",
     summarise=summarise,
     describe=describe,
-    search_params=REDUCTION_PARAMS,
-    python_agents=PUBLISHED_AGENTS,
     short_roles=SHORT_STAGES,
     help="The Lord of the Rings: The Card Game, simplified (Godlewski's thesis; docs/lotr-rules.md)",
     metric_names=("lost_by_threat", "lost_by_heroes"),
-    published=PUBLISHED,
     encoders=tuple(Encoder(f"thesis-{k}", {"planning": PLANNING_SIZE, "questing": size, "defense": DEFENSE_SIZE},
                            help=f"thesis 5.3: planning and defense's encodings, questing's encoding type {k} "
                                 "(lotr_sim/encoding.py)", high=MAX_FEATURE) for k, size in enumerate(QUESTING_SIZES))
@@ -115,13 +121,20 @@ GAME = Game(
                     "(lotr_sim/encoding.py; OpenSpiel's tensor)"),),
     action_spaces=(ActionSpace("macro", MACRO_ACTIONS, help="the thesis's macro actions (5.4.2): planning 7, "
                                "questing 7, defense 4 (lotr_sim/decoders.py)"),),
-    learners={"ac-direct": "lotr_lab.direct:ACDirect"},
-    learning_defaults={"algo": "ac-direct", "encoding": 2},
-    report_reasons=REASONS,
-    report_references=REFERENCES,
-    report_label="lotr_sim.report:published_label",
-    report_preamble="lotr_sim.report:limit_markdown",
-    commands=(Command("limit", "the perfect-information limit: the share of deals some line of decisions wins, "
-                      "deck orders known (bounded; lotr_lab/limit.py)", "lotr_lab.limit:arguments",
-                      "lotr_lab.limit:run"),),
+    search=Search(params=REDUCTION_PARAMS),
+    learning=Learning(learners={"ac-direct": "lotr_lab.direct:ACDirect"},
+                      defaults={"algo": "ac-direct", "encoding": 2}, playout_nets="lotr_sim.nets:pack"),
+    reproduction=Reproduction(
+        agents=PUBLISHED_AGENTS,
+        published=PUBLISHED,
+        reasons=REASONS,
+        references=REFERENCES,
+        label="lotr_sim.report:published_label",
+        preamble="lotr_sim.report:limit_markdown",
+    ),
+    command_line=CommandLine(
+        commands=(Command("limit", "the perfect-information limit: the share of deals some line of decisions wins, "
+                          "deck orders known (bounded; lotr_lab/limit.py)", "lotr_lab.limit:arguments",
+                          "lotr_lab.limit:run"),),
+    ),
 )

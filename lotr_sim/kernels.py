@@ -3,14 +3,15 @@
 The functions that only forward to the rules are inlined into their callers,
 so the interface costs no call of its own in the game loops.
 
-Every game offers these names in one module (``gamecore.interface`` describes
-them). LOTR has one player, so its reward is the win; its decision kinds are
+Every game offers these names in one module (``gamecore.contract`` describes
+them; ``copy`` is gamecore's). LOTR has one player, so its reward is the win; its decision kinds are
 the five stages, and the agent of each stage is chosen by the stage
 (``ROLES_BY_SEAT`` false).
 """
 
 import numpy as np
 
+from gamecore.default_kernels import copy
 from gamecore.jit import allocating, inline_kernel
 from lotr_sim import candidates
 from lotr_sim import layout as L
@@ -30,7 +31,7 @@ from lotr_sim.legal import MAX_OPTIONS
 from lotr_sim.nets import NET_WORK, net_action, net_value
 from lotr_sim.playout import decision_index
 from lotr_sim.policies import policy_action
-from lotr_sim.rules import apply_action, copy_state, deal
+from lotr_sim.rules import apply_action, deal
 from lotr_sim.rules import determinize as redraw_decks
 
 STATE_SIZE = L.STATE_SIZE
@@ -43,7 +44,7 @@ MAX_CANDIDATES = ENUMERATION_LIMIT
 OK = L.OK
 DECODE_WORK = N_CARDS  # decode's float work space: a score per card
 
-__all__ = [  # the compiled interface of gamecore.interface, some of it the search's candidates (lotr_sim.candidates)
+__all__ = [  # the compiled interface of gamecore.contract, some of it the search's candidates (lotr_sim.candidates)
     "ACTION_SIZE", "DECODE_WORK", "MAX_CANDIDATES", "NET_WORK", "N_PLAYERS", "N_RECORD", "N_ROLES", "OK",
     "ROLES_BY_SEAT", "STATE_SIZE", "action_key", "action_mask", "apply", "canonicalize", "copy", "deal_game", "decode",
     "determinize", "encode", "is_candidate", "is_over",
@@ -84,11 +85,6 @@ def record(S, out):
     out[0] = S[L.OUTCOME]
     out[1] = S[L.ROUND]
     out[2] = S[L.QUEST_STAGE]
-
-
-@inline_kernel
-def copy(dst, src):
-    copy_state(dst, src)
 
 
 @inline_kernel

@@ -10,11 +10,12 @@ rejects illegal combinations, which is uniform over the legal set.
 
 import numpy as np
 
+from gamecore.default_kernels import copy
 from gamecore.jit import allocating, kernel
 from gamecore.rng import below
 from lotr_sim import layout as L
 from lotr_sim.cards import COST, N_CARDS
-from lotr_sim.rules import LOCATION_BITS, apply_decision, copy_state, heroes, lowest, ready, total_resources
+from lotr_sim.rules import LOCATION_BITS, apply_decision, heroes, lowest, ready, total_resources
 
 MAX_OPTIONS = 24
 TOO_MANY = -1
@@ -93,7 +94,7 @@ def product_size(n_options, n, cap):
 
 @kernel
 def is_legal_vector(S, act, scratch, err):
-    copy_state(scratch, S)
+    copy(scratch, S)
     return apply_decision(scratch, act, err, None) == L.OK
 
 

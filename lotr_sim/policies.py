@@ -32,6 +32,7 @@ named for the next. Ties are broken by the lower card id.
 
 import numpy as np
 
+from gamecore.default_kernels import copy
 from gamecore.jit import inline_kernel, kernel
 from gamecore.rng import below
 from lotr_sim import layout as L
@@ -51,7 +52,6 @@ from lotr_sim.combat import WILLPOWER_WORTH, attackers_this_round, focus_attack,
 from lotr_sim.rules import (
     GANDALF_BITS,
     LOCATION_BITS,
-    copy_state,
     defend,
     heroes,
     in_zone,
@@ -141,7 +141,7 @@ def fill_after_loss(act, remaining, last_target):
 
 @kernel
 def random_defense(S, rs, act, scratch):
-    copy_state(scratch, S)
+    copy(scratch, S)
     remaining = S[L.ZONE_MASKS + L.ENGAGED]
     while remaining:
         e = lowest(remaining)
@@ -164,7 +164,7 @@ def random_attack(S, rs, act, scratch):
     attackers = random_subset(rs, available, below(rs, popcount(available) + 1))
     if attackers == 0:
         return
-    copy_state(scratch, S)
+    copy(scratch, S)
     while attackers:
         c = lowest(attackers)
         attackers &= attackers - 1
@@ -284,7 +284,7 @@ def resolve_defense(S, act, scratch, spare):
     action: attacks without a defender still in play go to the hero with the most hitpoints left
     (``spare``: ``combat.victim``'s choice, which spares the heroes it can), resolved in order on ``scratch``."""
     enemies = S[L.ZONE_MASKS + L.ENGAGED]
-    copy_state(scratch, S)
+    copy(scratch, S)
     while enemies:
         e = lowest(enemies)
         enemies &= enemies - 1

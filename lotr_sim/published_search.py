@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from gamecore.default_kernels import copy
 from gamecore.jit import allocating, kernel
 from gamecore.rng import below, mix64
 from lotr_sim import layout as L
@@ -67,7 +68,6 @@ from lotr_sim.rules import (
     GANDALF_BITS,
     HERO_BITS,
     apply_action,
-    copy_state,
     defend,
     determinize,
     heroes,
@@ -191,7 +191,7 @@ def subset_defense(S, subset, rs, act, scratch):
     """The published defense of ``subset``: each enemy (id order) a defender drawn from it (under ``by-name``,
     the first character of the drawn one's name), an exhausted one leaving the attack undefended on a random
     hero; resolved on ``scratch``."""
-    copy_state(scratch, S)
+    copy(scratch, S)
     remaining = S[L.ZONE_MASKS + L.ENGAGED]
     while remaining:
         e = lowest(remaining)
@@ -240,7 +240,7 @@ def make_child(S, child, rs, C, act, plan, mid, err, scratch, hide_win=False):
     the decision; returns True when a rolled travel or attack is in ``plan``, to be played at ``mid``.
     ``hide_win`` (unseen-win): a questing that completes the quest does not end the child's game."""
     decision_of(S, child, rs, act, scratch)
-    copy_state(C, S)
+    copy(C, S)
     if hide_win:
         C[L.RULES] |= QUEST_WIN_UNSEEN
     code = apply_action(C, act, err, None)
@@ -249,7 +249,7 @@ def make_child(S, child, rs, C, act, plan, mid, err, scratch, hide_win=False):
         raise RuntimeError("published-mcts built an illegal decision")
     if C[L.PHASE] != L.TRAVEL and C[L.PHASE] != L.ATTACK:
         return False
-    copy_state(mid, C)
+    copy(mid, C)
     policy_action(C, RANDOM, rs, plan, scratch)
     if C[L.RULES] & SECOND_TRAVEL and C[L.PHASE] == L.TRAVEL and names_no_one(plan):
         return False
@@ -311,7 +311,7 @@ def wins_of(C, ppn, budget_left, flag, policies, rs, work, act, err, scratch):
         if i == 0 and flag != L.ONGOING:
             outcome = flag
         else:
-            copy_state(work, C)
+            copy(work, C)
             work[L.RULES] &= ~DOUBLE_RESOURCES
             if work[L.RULES] & ROUND_AFTER_WIN:
                 work[L.RULES] |= PLAYOUT_ROUND_AFTER_WIN
@@ -439,12 +439,12 @@ def published_decide(S, budget, ppn, c, playout, reductions, redraw, deep, seed,
     if not redraw:
         mid[:] = mids[choice]
         return planned[choice]
-    copy_state(mid, real)  # the real state the rolled travel or attack is played at
+    copy(mid, real)  # the real state the rolled travel or attack is played at
     if apply_action(mid, act, err, None) != L.OK:
         raise RuntimeError("published-mcts built an illegal decision")
     if not planned[choice] or (mid[L.PHASE] != L.TRAVEL and mid[L.PHASE] != L.ATTACK):
         return False
-    copy_state(work, mid)  # a travel rolled after another reveal may name a location the real one lacks
+    copy(work, mid)  # a travel rolled after another reveal may name a location the real one lacks
     return apply_action(work, plan, err, None) == L.OK
 
 

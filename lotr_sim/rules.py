@@ -127,12 +127,6 @@ def exhaust(S, card):
 
 
 @inline_kernel
-def copy_state(dst, src):
-    for i in range(src.shape[0]):  # faster than a slice assignment for arrays this small
-        dst[i] = src[i]
-
-
-@inline_kernel
 def total_resources(S):
     return S[L.RESOURCES] + S[L.RESOURCES + 1] + S[L.RESOURCES + 2]
 

@@ -43,6 +43,7 @@ Reading of section 3.2 implemented here (docs/loveletter-dp.md lists the alterna
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import time
 from collections.abc import Sequence
@@ -849,6 +850,13 @@ def build_table(cards: int = FIRST_TURN_CARDS, reading: Reading | None = None) -
     reading = reading or Reading()
     _build(chance, plays, cards, reading.flags())
     return DPTable(cards, chance, plays, reading)
+
+
+@functools.cache
+def table() -> DPTable:
+    """The table of whole games with the shipped reading, built once per process (about a second): what the DP
+    player plays (``dp_player``) and what a search's model of him reads (``dp_playout``)."""
+    return build_table()
 
 
 def table4_rows(table: DPTable) -> list[Table4Row]:

@@ -5,24 +5,18 @@ what the player to move sees: his two cards, the cards he has not seen (the
 thesis's A: the deck, the set-aside card and the opponent's card), the
 opponent's protection, the opponent's card when he knows it, and which of
 his own cards the opponent knows. The table is built once per process
-(about a second).
+(about a second: ``dp.table``).
 """
 
 from __future__ import annotations
-
-import functools
 
 import numpy as np
 
 from loveletter_sim import dp
 from loveletter_sim import kernels as K
+from loveletter_sim.dp import table
 
 TARGETS = {0: K.TARGET_OPPONENT, dp.TARGET_OPPONENT: K.TARGET_OPPONENT, dp.TARGET_SELF: K.TARGET_SELF}
-
-
-@functools.cache
-def table() -> dp.DPTable:
-    return dp.build_table()
 
 
 class DPPlayer:

@@ -1,9 +1,9 @@
 """The DP player inside compiled searches: a search's model of its opponent (``opponent_playout = "dp"``).
 
-The table's plays (``dp_player.table``) for what a mover can see (slot 0 or a known card; A; the
+The table's plays (``dp.table``) for what a mover can see (slot 0 or a known card; A; the
 opponent's protection; which of his cards the opponent knows) are packed five to a float at the end of the
-agent row (``packed_plays``, ``Game.search_table``); ``net_action`` plays them for the opponent of the player
-a world was determinized for (``kernels.VIEWER``), from that world's hands and knowledge, exactly as the
+agent row (``packed_plays``, ``Game.search.table``); ``net_action`` plays them for the opponent of the player
+a world was determinized for (``layout.VIEWER``), from that world's hands and knowledge, exactly as the
 Python ``dp`` player would there (``tests/test_loveletter_search.py``). The searcher's own moves, and every
 move of a state never determinized (the oracle's), keep the row's playout policy. The search stays honest:
 it reads the opponent's card only in worlds drawn from what the searcher sees. With ``own_playout = "dp"`` the
@@ -12,8 +12,8 @@ step of look-ahead (a rollout of the DP policy from each candidate, in worlds th
 
 With ``opponent_belief = "dp"`` the worlds also honour what the opponent's last move says of the card he kept,
 were he the DP player (public and deterministic): ``net_plausible`` rejects a world in which the table, given
-what the opponent saw then (``kernels.MOVE_SEEN``, ``MOVE_VIEW``), would not have made that move, and the search
-draws again (``agents.search``). The belief stays honest: it reads only public moves and a public policy.
+what the opponent saw then (``layout.MOVE_SEEN``, ``MOVE_VIEW``), would not have made that move, and the search
+draws again (``agents.playouts``). The belief stays honest: it reads only public moves and a public policy.
 """
 
 from __future__ import annotations
@@ -23,8 +23,9 @@ import functools
 import numpy as np
 
 from gamecore.jit import kernel
+from gamecore.two_player import NOBODY, TO_MOVE
 from loveletter_sim import dp
-from loveletter_sim import kernels as K
+from loveletter_sim import layout as L
 
 NET_WORK = 0  # net_action needs no work space
 MARK = 1.0  # the table's first float: a DP table follows (a zero-padded row has none)
@@ -40,9 +41,7 @@ _PLACE = dp._PLACE
 
 @functools.cache
 def _packed() -> np.ndarray:
-    from loveletter_sim.dp_player import table
-
-    plays = table()._plays[:, [0, *range(9, 17)]].astype(np.int64).ravel()
+    plays = dp.table()._plays[:, [0, *range(9, 17)]].astype(np.int64).ravel()
     plays = np.concatenate([plays, np.zeros(-len(plays) % PER_FLOAT, np.int64)]).reshape(-1, PER_FLOAT)
     words = (plays << (BITS * np.arange(PER_FLOAT))).sum(axis=1)
     return words.astype(np.float64)
@@ -88,20 +87,20 @@ def net_action(S, nets, act, scratch):
     """The DP table's play for the player to move in ``S`` when the row carries the table for him: the opponent
     of the player ``S`` was determinized for, or that player himself; False (``act`` untouched) elsewhere."""
     table = nets[0]
-    if table.shape[0] == 0 or table[0] != MARK or S[K.VIEWER] == K.NOBODY:
+    if table.shape[0] == 0 or table[0] != MARK or S[L.VIEWER] == NOBODY:
         return False
-    if table[OWN if S[K.TO_MOVE] == S[K.VIEWER] else OPPONENT] == 0.0:
+    if table[OWN if S[TO_MOVE] == S[L.VIEWER] else OPPONENT] == 0.0:
         return False
-    me, you = S[K.TO_MOVE], 1 - S[K.TO_MOVE]
-    b1, b2 = S[K.HAND + 2 * me], S[K.HAND + 2 * me + 1]
+    me, you = S[TO_MOVE], 1 - S[TO_MOVE]
+    b1, b2 = S[L.HAND + 2 * me], S[L.HAND + 2 * me + 1]
     code = 0
-    for value in range(1, K.N_VALUES + 1):
-        unseen = K.COPIES[value] - S[K.SEEN + value] - (b1 == value) - (b2 == value)
+    for value in range(1, L.N_VALUES + 1):
+        unseen = L.COPIES[value] - S[L.SEEN + value] - (b1 == value) - (b2 == value)
         code += unseen * _PLACE[value]
-    play = table_play(table, b1, b2, code, S[K.KNOWN + me], S[K.KNOWN + you], S[K.PROTECTED + you])
+    play = table_play(table, b1, b2, code, S[L.KNOWN + me], S[L.KNOWN + you], S[L.PROTECTED + you])
     if play == 0:  # not a configuration of the table: the playout policy decides
         return False
-    K.fill(S, act, play // 100, K.TARGET_SELF if play % 10 == dp.TARGET_SELF else K.TARGET_OPPONENT,
+    L.fill(S, act, play // 100, L.TARGET_SELF if play % 10 == dp.TARGET_SELF else L.TARGET_OPPONENT,
            (play // 10) % 10)
     return True
 
@@ -110,28 +109,28 @@ def net_action(S, nets, act, scratch):
 def net_plausible(S, nets):
     """Whether the DP player, holding the card the determinized world ``S`` gives the searcher's opponent (his first
     slot: ``kernels.determinize``) beside the card he played last, would have made his last move; True where the
-    row asks for no belief, where his hand changed since (``kernels.MOVE`` 0) or the table holds no such
+    row asks for no belief, where his hand changed since (``layout.MOVE`` 0) or the table holds no such
     configuration."""
     table = nets[0]
-    if table.shape[0] == 0 or table[0] != MARK or table[BELIEF] == 0.0 or S[K.VIEWER] == K.NOBODY:
+    if table.shape[0] == 0 or table[0] != MARK or table[BELIEF] == 0.0 or S[L.VIEWER] == NOBODY:
         return True
-    you = 1 - S[K.VIEWER]
-    move = S[K.MOVE + you]
+    you = 1 - S[L.VIEWER]
+    move = S[L.MOVE + you]
     if move == 0:
         return True
     card, guess, target = move // 100, (move // 10) % 10, move % 10
-    kept = S[K.HAND + 2 * you]
+    kept = S[L.HAND + 2 * you]
     code = 0
-    for value in range(1, K.N_VALUES + 1):
-        unseen = K.COPIES[value] - K.seen_before(S, you, value) - (card == value) - (kept == value)
+    for value in range(1, L.N_VALUES + 1):
+        unseen = L.COPIES[value] - L.seen_before(S, you, value) - (card == value) - (kept == value)
         code += unseen * _PLACE[value]
-    view = S[K.MOVE_VIEW + you]
+    view = S[L.MOVE_VIEW + you]
     protected = view // 81
     play = table_play(table, card, kept, code, view % 9, (view // 9) % 9, protected)
     if play == 0:
         return True
     if play // 100 != card:
         return False
-    if card == K.PRINCE:
-        return target == (K.TARGET_SELF if protected != 0 or play % 10 == dp.TARGET_SELF else K.TARGET_OPPONENT)
-    return card != K.GUARD or protected != 0 or guess == (play // 10) % 10
+    if card == L.PRINCE:
+        return target == (L.TARGET_SELF if protected != 0 or play % 10 == dp.TARGET_SELF else L.TARGET_OPPONENT)
+    return card != L.GUARD or protected != 0 or guess == (play // 10) % 10

@@ -1,4 +1,4 @@
-"""Love Letter's learning interface (``gamecore.interface``): its encoder and its direct action space, compiled.
+"""Love Letter's learning interface (``gamecore.contract.Encoding``): its encoder and its direct action space, compiled.
 
 Encoder ``cards`` (61 features in [0, 1]), from ``player``'s side ("mine",
 "yours"):
@@ -24,8 +24,8 @@ Maid (10), the Prince on the opponent (11) and on oneself (12), the King (13),
 the Countess (14), the Princess (15); the mask marks the legal plays
 (``check``), every legal play has one index.
 
-Import it through ``loveletter_sim.kernels``, which offers it as part of the
-game's compiled interface.
+It reads the rules (``kernels``), which cannot import it back: the game joins
+it to them into its compiled interface (``game``, ``gamecore.contract.joined``).
 """
 
 import numpy as np

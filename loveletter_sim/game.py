@@ -7,10 +7,22 @@ from typing import Any
 
 import numpy as np
 
+from gamecore.contract import joined
 from gamecore.errors import IllegalActionError
-from gamecore.interface import ActionSpace, Command, Encoder, Game, Preset, PythonAgent
+from gamecore.interface import (
+    ActionSpace,
+    Command,
+    CommandLine,
+    Encoder,
+    Game,
+    Preset,
+    PythonAgent,
+    Reproduction,
+    Search,
+)
 from gamecore.params import Param
 from gamecore.state import FlatState
+from loveletter_sim import encoding
 from loveletter_sim import kernels as K
 from loveletter_sim.encoding import ENCODING_SIZE, N_DIRECT
 from loveletter_sim.published import PUBLISHED
@@ -76,7 +88,7 @@ class LoveLetterState(FlatState):
         if self.is_over:
             return []
         acts = np.empty((K.MAX_CANDIDATES, K.ACTION_SIZE), np.int64)
-        n = K.options(self._s, acts)
+        n = K.legal_actions(self._s, acts)
         return [Play(int(a[0]), TARGETS[int(a[1])], int(a[2])) for a in acts[:n]]
 
     def apply(self, action: Play) -> None:
@@ -123,7 +135,7 @@ def summarise(records: np.ndarray) -> dict[str, Any]:
 
 GAME = Game(
     name="loveletter",
-    kernels=K,
+    kernels=joined(K, encoding),
     roles=("first", "second"),
     policies=("random", "strategic"),
     options=(Param("opening", str, RANDOM_OPENING, choices=OPENINGS,
@@ -136,13 +148,6 @@ GAME = Game(
     describe=lambda metrics, games: [f"turns per game: mean {metrics['mean_turns']:.2f}"],
     help="Love Letter, classic two-player rules (Huibers 2016; docs/loveletter-rules.md)",
     metric_names=("mean_turns",),
-    python_agents=(PythonAgent("dp", "loveletter_sim.dp_player:make",
-                               help="the thesis's dynamic-programming player (section 3.2)"),),
-    published=PUBLISHED,
-    commands=(Command("table", "the dynamic-programming table: the thesis's Table 4, entry counts, build time",
-                      "loveletter_sim.dp:table_arguments", "loveletter_sim.dp:table_command"),),
-    presets=(Preset("mc", "flat-mc", {"budget": 1000, "budget_per": "action", "playout": "random"},
-                    help="the thesis's Monte Carlo player (3.1.2): 1000 random games for each option"),),
     encoders=(Encoder("cards", dict.fromkeys(("first", "second"), ENCODING_SIZE),
                       help="hand, known and ruled-out values both ways, seen and unseen copies, protections, "
                            "discard totals, deck (loveletter_sim/encoding.py)"),),
@@ -150,14 +155,27 @@ GAME = Game(
                                help="card x target x guess: a Guard's 7 guesses and none, the Prince on either "
                                     "player, one index per other card (loveletter_sim/encoding.py)"),),
     invariants="loveletter_sim.invariants:broken",
-    search_params=(Param("opponent_playout", str, "playout", choices=("playout", "dp"),
-                         help="the opponent's moves in the playouts: the playout policy, or the DP player's table "
-                              "played from each determinized world's hands (loveletter_sim/dp_playout.py)"),
-                   Param("own_playout", str, "playout", choices=("playout", "dp"),
-                         help="the searcher's own moves in the playouts: the playout policy, or the DP table"),
-                   Param("opponent_belief", str, "uniform", choices=("uniform", "dp"),
-                         help="the opponent's card in the determinized worlds: drawn uniformly from the unseen "
-                              "copies, or only where the DP player would have made the opponent's last move "
-                              "(loveletter_sim/dp_playout.py)")),
-    search_table="loveletter_sim.dp_playout:packed_plays",
+    search=Search(
+        params=(Param("opponent_playout", str, "playout", choices=("playout", "dp"),
+                      help="the opponent's moves in the playouts: the playout policy, or the DP player's table "
+                           "played from each determinized world's hands (loveletter_sim/dp_playout.py)"),
+                Param("own_playout", str, "playout", choices=("playout", "dp"),
+                      help="the searcher's own moves in the playouts: the playout policy, or the DP table"),
+                Param("opponent_belief", str, "uniform", choices=("uniform", "dp"),
+                      help="the opponent's card in the determinized worlds: drawn uniformly from the unseen "
+                           "copies, or only where the DP player would have made the opponent's last move "
+                           "(loveletter_sim/dp_playout.py)")),
+        table="loveletter_sim.dp_playout:packed_plays",
+    ),
+    reproduction=Reproduction(
+        agents=(PythonAgent("dp", "loveletter_sim.dp_player:make",
+                            help="the thesis's dynamic-programming player (section 3.2)"),),
+        presets=(Preset("mc", "flat-mc", {"budget": 1000, "budget_per": "action", "playout": "random"},
+                        help="the thesis's Monte Carlo player (3.1.2): 1000 random games for each option"),),
+        published=PUBLISHED,
+    ),
+    command_line=CommandLine(
+        commands=(Command("table", "the dynamic-programming table: the thesis's Table 4, entry counts, build time",
+                          "loveletter_sim.dp:table_arguments", "loveletter_sim.dp:table_command"),),
+    ),
 )

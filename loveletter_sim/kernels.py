@@ -1,6 +1,6 @@
-"""Love Letter's compiled rules and interface (``gamecore.interface``): two-player classic Love Letter.
+"""Love Letter's compiled rules (``gamecore.contract``): two-player classic Love Letter.
 
-The state is one ``int64`` array (layout below). The 16 cards are dealt from
+The state is one ``int64`` array (``layout``). The 16 cards are dealt from
 the seed into ``ORDER``: ``ORDER[0]`` is set aside unseen, ``ORDER[1]`` and
 ``ORDER[2]`` are the players' first cards, the rest is the deck, drawn from
 ``TOP`` on. The player to move holds two cards (``HAND`` slots), the other
@@ -15,46 +15,62 @@ opponent's card, the set-aside card and the deck order from what the player
 sees: his hand, every card played or discarded, and that knowledge. Each
 player's last move is kept with what he saw when he made it (``MOVE``), for
 a model of him to read his card from (``dp_playout.net_plausible``).
+
+These rules hold the game's compiled interface but its learning interface
+(``encoding``, which reads them: ``game`` joins it to them) and the search
+plumbing gamecore's defaults give (``gamecore.default_kernels``).
 """
 
 import numpy as np
 
-from gamecore.jit import allocating, inline_kernel, kernel
+from gamecore.jit import allocating, kernel
 from gamecore.rng import below, mix64
-
-N_CARDS = 16
-N_VALUES = 8
-COPIES = np.array([0, 5, 2, 2, 2, 2, 1, 1, 1], np.int64)  # per value 1..8 (index 0 unused)
-GUARD, PRIEST, BARON, MAID, PRINCE, KING, COUNTESS, PRINCESS = range(1, 9)
-TARGET_OPPONENT, TARGET_SELF = 0, 1
-NOBODY, DRAW = -1, 2
-
-# State layout.
-ORDER = 0  # 16 cards: set aside, player 0's first card, player 1's first card, then the deck
-TOP = ORDER + N_CARDS  # next card of ORDER to draw
-HAND = TOP + 1  # HAND + 2 * player + slot; 0 = empty slot
-TO_MOVE = HAND + 4
-WINNER = TO_MOVE + 1  # NOBODY while the game runs, a player, or DRAW
-PROTECTED = WINNER + 1  # per player: the Maid's protection, until his next turn
-DISCARDED = PROTECTED + 2  # per player: total value of the cards he played or discarded
-SEEN = DISCARDED + 2  # per value 1..8 (index 0 unused): copies played or discarded, in sight of both
-KNOWN = SEEN + 9  # per player: the value he knows the other holds (0 unknown)
-NOT_HELD = KNOWN + 2  # per player: bit v set when he knows the other does not hold v
-ASIDE_TAKEN = NOT_HELD + 2  # the set-aside card was drawn by a Prince on an empty deck
-TURNS = ASIDE_TAKEN + 1
-VIEWER = TURNS + 1  # the player a copy was determinized for (its searcher), NOBODY in a dealt game
-ENDING = VIEWER + 1  # how the game ended: KNOCK_OUT (or not over), HIGHER_CARD or EQUAL_CARDS (then discards)
-MOVE = ENDING + 1  # per player: his last move, card * 100 + guess * 10 + target, while he still holds the card
-# he kept (0 once his hand changed: a Prince or a King); what a model of him can infer his card from
-MOVE_SEEN = MOVE + 2  # per player: the copies seen when he made it, packed (``seen_before``)
-MOVE_VIEW = MOVE_SEEN + 2  # per player: his knowledge of the other's card, the other's of his (x 9), and the
-# other's protection (x 81) when he made it
-STATE_SIZE = MOVE_VIEW + 2
+from gamecore.two_player import (  # noqa: F401  (reward, role, to_move: the shared kernels, these rules whole alone)
+    DRAW,
+    NOBODY,
+    TO_MOVE,
+    WINNER,
+    is_over,
+    reward,
+    role,
+    to_move,
+)
+from loveletter_sim.dp_playout import NET_WORK, net_action, net_plausible  # noqa: F401  (the DP player as a model)
+from loveletter_sim.layout import (
+    ASIDE_TAKEN,
+    BARON,
+    COPIES,
+    COUNTESS,
+    DISCARDED,
+    ENDING,
+    GUARD,
+    HAND,
+    KING,
+    KNOWN,
+    MAID,
+    MOVE,
+    N_CARDS,
+    N_VALUES,
+    NOT_HELD,
+    ORDER,
+    PRIEST,
+    PRINCE,
+    PRINCESS,
+    PROTECTED,
+    SEEN,
+    STATE_SIZE,
+    TARGET_OPPONENT,
+    TARGET_SELF,
+    TOP,
+    TURNS,
+    VIEWER,
+    card_of,
+    fill,
+    held,
+    remember_move,
+)
 
 ACTION_SIZE = 3  # card, target, guess
-N_PLAYERS = 2
-N_ROLES = 2
-ROLES_BY_SEAT = True
 N_RECORD = 3  # winner (or DRAW), turns played, ENDING
 KNOCK_OUT, HIGHER_CARD, EQUAL_CARDS = 0, 1, 2
 MAX_CANDIDATES = 16
@@ -62,17 +78,6 @@ OK = 0
 ERR_NOT_IN_HAND, ERR_COUNTESS, ERR_TARGET, ERR_GUESS, ERR_OVER = 1, 2, 3, 4, 5
 RANDOM, STRATEGIC = 0, 1  # the compiled policies (thesis 3.1.1 and 3.1.3)
 OPENING = 0  # deal_game's options: player 0's first two cards at OPENING, OPENING + 1 (0: dealt at random)
-
-
-@inline_kernel
-def card_of(S, player, slot):
-    return S[HAND + 2 * player + slot]
-
-
-@inline_kernel
-def held(S, player):
-    """The card of a player holding one (the other slot is empty)."""
-    return S[HAND + 2 * player] + S[HAND + 2 * player + 1]
 
 
 @kernel
@@ -107,26 +112,6 @@ def forget(S, player):
     S[KNOWN + 1 - player] = 0
     S[NOT_HELD + 1 - player] = 0
     S[MOVE + player] = 0
-
-
-@kernel
-def remember_move(S, player, card, target, guess):
-    """Record ``player``'s move and what he saw when he made it (``MOVE``, ``MOVE_SEEN``, ``MOVE_VIEW``)."""
-    seen = 0
-    for value in range(N_VALUES, 0, -1):
-        seen = seen * (COPIES[value] + 1) + S[SEEN + value]
-    S[MOVE + player] = card * 100 + guess * 10 + target
-    S[MOVE_SEEN + player] = seen
-    S[MOVE_VIEW + player] = S[KNOWN + player] + 9 * S[KNOWN + 1 - player] + 81 * S[PROTECTED + 1 - player]
-
-
-@kernel
-def seen_before(S, player, value):
-    """The copies of ``value`` seen when ``player`` made his last move (``MOVE_SEEN`` unpacked)."""
-    seen = S[MOVE_SEEN + player]
-    for lower in range(1, value):
-        seen //= COPIES[lower] + 1
-    return seen % (COPIES[value] + 1)
 
 
 @allocating
@@ -185,28 +170,6 @@ def draw_replacement(S, player):
         S[ASIDE_TAKEN] = 1
 
 
-@inline_kernel
-def is_over(S):
-    return S[WINNER] != NOBODY
-
-
-@inline_kernel
-def to_move(S):
-    return S[TO_MOVE]
-
-
-@inline_kernel
-def role(S):
-    return S[TO_MOVE]
-
-
-@inline_kernel
-def reward(S, player):
-    if S[WINNER] == DRAW:
-        return 0.5
-    return 1.0 if S[WINNER] == player else 0.0
-
-
 @kernel
 def record(S, out):
     out[0] = S[WINNER]
@@ -215,15 +178,9 @@ def record(S, out):
 
 
 @kernel
-def copy(dst, src):
-    for i in range(STATE_SIZE):
-        dst[i] = src[i]
-
-
-@kernel
 def check(S, act):
     """OK if ``act`` is legal for the player to move, else the reason's code."""
-    if S[WINNER] != NOBODY:
+    if is_over(S):
         return ERR_OVER
     me = S[TO_MOVE]
     card, target, guess = act[0], act[1], act[2]
@@ -306,7 +263,7 @@ def apply(S, act, err):
         S[MOVE + me], S[MOVE + you] = 0, 0
     elif card == PRINCESS:
         lose(S, me)
-    if S[WINNER] == NOBODY:
+    if not is_over(S):
         if S[TOP] >= N_CARDS:
             showdown(S)
         else:
@@ -395,7 +352,7 @@ def determinize(S, player, rs):
 
 
 @kernel
-def options(S, acts):
+def legal_actions(S, acts):
     """Fill ``acts`` (rows of card, target, guess) with the legal actions; return their number."""
     me = S[TO_MOVE]
     protected = S[PROTECTED + 1 - me] != 0
@@ -439,16 +396,6 @@ def random_action(S, rs, act):
     else:
         card = a if below(rs, 2) == 0 else b
     fill(S, act, card, TARGET_OPPONENT if below(rs, 2) == 0 else TARGET_SELF, 2 + below(rs, 7))
-
-
-@kernel
-def fill(S, act, card, target, guess):
-    """``act`` for ``card`` with the target and guess made legal: the Prince on himself against a
-    protected opponent, the guess only for a Guard that can hit."""
-    protected = S[PROTECTED + 1 - S[TO_MOVE]] != 0
-    act[0] = card
-    act[1] = (TARGET_SELF if protected else target) if card == PRINCE else TARGET_OPPONENT
-    act[2] = guess if card == GUARD and not protected else 0
 
 
 @kernel
@@ -510,48 +457,5 @@ def key_action(k0, k1, act):
 
 
 @kernel
-def key_matches(S, k0, k1):
-    return True
-
-
-@kernel
 def is_candidate(S, act, row, scratch, err):
     return check(S, act) == OK
-
-
-@kernel
-def canonicalize(S, act):
-    return
-
-
-@kernel
-def reduced_out(S, act, row):
-    return False
-
-
-@allocating
-def workspace():
-    return (np.empty((MAX_CANDIDATES, ACTION_SIZE), np.int64),)
-
-
-@allocating
-def root_candidates(S, row, rs, keys, attempts, scratch, err):
-    acts = np.empty((MAX_CANDIDATES, ACTION_SIZE), np.int64)
-    n = options(S, acts)
-    for i in range(n):
-        keys[i, 0], keys[i, 1] = action_key(S, acts[i])
-    return n
-
-
-@kernel
-def sample_candidate(S, rs, act, ws, scratch, err):
-    (acts,) = ws
-    n = options(S, acts)
-    pick = below(rs, n)
-    for i in range(ACTION_SIZE):
-        act[i] = acts[pick, i]
-    return True
-
-
-from loveletter_sim.dp_playout import NET_WORK, net_action, net_plausible  # noqa: E402, F401  (the DP player as a model)
-from loveletter_sim.encoding import DECODE_WORK, action_mask, decode, encode  # noqa: E402, F401  (the learning interface)

@@ -17,12 +17,13 @@ from lotr_sim import GameState, kernels
 from lotr_sim.cards import N_CARDS
 
 SMALL = {
-    "flat-mc": AgentSpec.make("flat-mc", budget=30),
-    "mcts": AgentSpec.make("mcts", budget=40, ppn=4),
-    "mcts-expert": AgentSpec.make("mcts", budget=40, ppn=4, playout="expert", final="mean", reduction=False),
-    "oracle-mcts": AgentSpec.make("oracle-mcts", budget=40, ppn=4),
-    "flat-mc-rule-full": AgentSpec.make("flat-mc", budget=30, playout="rule-full", reduction=False),
-    "mcts-rule-full": AgentSpec.make("mcts", budget=40, ppn=4, playout="rule-full", prior=3.0),
+    "flat-mc": AgentSpec.make("flat-mc", budget=30, game="lotr"),
+    "mcts": AgentSpec.make("mcts", budget=40, ppn=4, game="lotr"),
+    "mcts-expert": AgentSpec.make("mcts", budget=40, ppn=4, playout="expert", final="mean", reduction=False,
+                                  game="lotr"),
+    "oracle-mcts": AgentSpec.make("oracle-mcts", budget=40, ppn=4, game="lotr"),
+    "flat-mc-rule-full": AgentSpec.make("flat-mc", budget=30, playout="rule-full", reduction=False, game="lotr"),
+    "mcts-rule-full": AgentSpec.make("mcts", budget=40, ppn=4, playout="rule-full", prior=3.0, game="lotr"),
 }
 HONEST = ("flat-mc", "mcts", "mcts-expert", "flat-mc-rule-full", "mcts-rule-full")
 
@@ -77,7 +78,7 @@ def test_a_decision_leaves_the_real_game_untouched(decision_states, name):
 def test_every_agent_decides_legally_on_every_stage(difficulty):
     """The compiled game loop raises on an illegal decision; every agent plays every stage."""
     for name in ("expert", *SMALL):
-        setup = Setup(*[SMALL.get(name) or AgentSpec.make(name)] * 5)
+        setup = Setup(*[SMALL.get(name) or AgentSpec.make(name, game="lotr")] * 5)
         result = evaluate_setup(setup, options={"difficulty": difficulty}, games=40, seed=7)
         assert result.games == 40
         assert all(result.decisions[stage] > 0 for stage in ("planning", "questing", "defense"))
@@ -86,7 +87,7 @@ def test_every_agent_decides_legally_on_every_stage(difficulty):
 @pytest.mark.parametrize("short", ["random-mcts-mcts", "expert-random-expert"])
 def test_python_play_is_the_harness_game(short):
     """``lotr play`` (Python interface, checked actions) plays the harness's game for that deal."""
-    setup = Setup.parse(short).with_params({"budget": 40, "ppn": 8} if "mcts" in short else {})
+    setup = Setup.parse(short, "lotr").with_params({"budget": 40, "ppn": 8} if "mcts" in short else {})
     result = evaluate_setup(setup, options={"difficulty": "medium"}, games=6, seed=3)
     from gamecore.rng import derive_seed
 
@@ -100,16 +101,17 @@ def test_python_play_is_the_harness_game(short):
 
 
 def test_mcts_questing_clearly_beats_random_on_hard():
-    baseline = evaluate_setup("random-random-random", options={"difficulty": "hard"}, games=400, seed=0)
-    mcts = evaluate_setup("random-mcts-random", options={"difficulty": "hard"}, games=400, seed=0)
+    hard = {"difficulty": "hard"}
+    baseline = evaluate_setup(Setup.parse("random-random-random", "lotr"), options=hard, games=400, seed=0)
+    mcts = evaluate_setup(Setup.parse("random-mcts-random", "lotr"), options=hard, games=400, seed=0)
     assert mcts.wilson_95[0] > baseline.wilson_95[1] + 0.05, (mcts.report(), baseline.report())
 
 
 def test_mcts_with_budget_one_plays_its_expert_playout_policy():
     """One playout: the tree expands the playout policy's choice first and returns it."""
-    mcts = AgentSpec.make("mcts", budget=1, playout="expert", reduction=False)
-    expert = AgentSpec.make("expert")
-    random = AgentSpec.make("random")
+    mcts = AgentSpec.make("mcts", budget=1, playout="expert", reduction=False, game="lotr")
+    expert = AgentSpec.make("expert", game="lotr")
+    random = AgentSpec.make("random", game="lotr")
     with_mcts = evaluate_setup(Setup(random, mcts, random, mcts, random),
                                options={"difficulty": "hard"}, games=2000, seed=4)
     with_expert = evaluate_setup(Setup(random, expert, random, expert, random),
@@ -118,11 +120,12 @@ def test_mcts_with_budget_one_plays_its_expert_playout_policy():
 
 
 def test_mcts_with_budget_one_plays_like_its_random_playout_policy():
-    spec = AgentSpec.make("mcts", budget=1, reduction=False)
-    random = AgentSpec.make("random")
+    spec = AgentSpec.make("mcts", budget=1, reduction=False, game="lotr")
+    random = AgentSpec.make("random", game="lotr")
     mcts = evaluate_setup(Setup(random, spec, random, spec, random),
                           options={"difficulty": "medium"}, games=20_000, seed=8)
-    base = evaluate_setup("random-random-random", options={"difficulty": "medium"}, games=20_000, seed=8)
+    base = evaluate_setup(Setup.parse("random-random-random", "lotr"), options={"difficulty": "medium"}, games=20_000,
+                          seed=8)
     assert abs(mcts.win_rate - base.win_rate) < 4 * np.sqrt(0.25 / 10_000), (mcts.report(), base.report())
 
 
@@ -131,10 +134,10 @@ def test_a_strong_prior_makes_mcts_follow_its_playout_policy(decision_states):
     plays the policy (up to the decisions where that choice depends on hidden cards, redrawn in each
     determinization); without it the playouts decide, and often otherwise."""
     states = [g for g in decision_states if len(g.legal_actions()) > 1][::3]
-    rule = [Agent(AgentSpec.make("rule"), seed=i).act(g) for i, g in enumerate(states)]
+    rule = [Agent(AgentSpec.make("rule", game="lotr"), seed=i).act(g) for i, g in enumerate(states)]
 
     def agreement(prior: float) -> float:
-        spec = AgentSpec.make("mcts", budget=60, ppn=1, playout="rule", prior=prior, reduction=False)
+        spec = AgentSpec.make("mcts", budget=60, ppn=1, playout="rule", prior=prior, reduction=False, game="lotr")
         return float(np.mean([Agent(spec, seed=i).act(g) == rule[i] for i, g in enumerate(states)]))
 
     strong, none = agreement(1000.0), agreement(0.0)
@@ -142,7 +145,7 @@ def test_a_strong_prior_makes_mcts_follow_its_playout_policy(decision_states):
 
 
 def test_evaluation_is_identical_with_one_and_two_workers():
-    setup = Setup.parse("random-mcts-mcts").with_params({"budget": 40, "ppn": 10})
+    setup = Setup.parse("random-mcts-mcts", "lotr").with_params({"budget": 40, "ppn": 10})
     one = evaluate_setup(setup, options={"difficulty": "hard"}, games=120, seed=2, workers=1)
     two = evaluate_setup(setup, options={"difficulty": "hard"}, games=120, seed=2, workers=2)
     assert np.array_equal(one.game_ids, two.game_ids) and np.array_equal(one.records, two.records)
@@ -153,7 +156,7 @@ def test_evaluation_is_identical_with_one_and_two_workers():
 
 
 def test_the_report_has_every_figure_and_marks_the_oracle():
-    result = evaluate_setup(Setup.parse("random-oracle-mcts-random").with_params({"budget": 20, "ppn": 5}),
+    result = evaluate_setup(Setup.parse("random-oracle-mcts-random", "lotr").with_params({"budget": 20, "ppn": 5}),
                             options={"difficulty": "hard"}, games=30)
     text = result.report()
     assert text.startswith("ORACLE")
@@ -167,7 +170,7 @@ def test_the_report_has_every_figure_and_marks_the_oracle():
 
 def test_eval_reads_a_config_file_and_applies_set(capsys, tmp_path):
     path = tmp_path / "best.toml"
-    Setup.parse("random-mcts-mcts").with_params({"budget": 20, "ppn": 5}).dump(path, metadata={"study": "t"})
+    Setup.parse("random-mcts-mcts", "lotr").with_params({"budget": 20, "ppn": 5}).dump(path, metadata={"study": "t"})
     code, out, _ = run_cli(capsys, "eval", "--config", str(path), "--games", "20", "--json", "--set", "defense.c=2")
     assert code == 0
     config = json.loads(out)["config"]
@@ -220,7 +223,8 @@ def test_ctrl_c_raises_with_the_games_finished_in_game_order(monkeypatch):
 
     monkeypatch.setattr(evaluation, "play_chunk", interrupted_on_third_chunk)
     with pytest.raises(Interrupted) as stop:  # never a result that looks complete
-        evaluate_setup("random-random-random", options={"difficulty": "hard"}, games=100_000, seed=1)
+        evaluate_setup(Setup.parse("random-random-random", "lotr"), options={"difficulty": "hard"}, games=100_000,
+                       seed=1)
     result = stop.value.partial
     finished = sum(args[-1] for args in calls[:2])
     assert result.interrupted and result.games == finished == result.game_ids.size

@@ -129,12 +129,12 @@ def _expected(command: str, path: Path, case: str) -> str:
 
 @pytest.mark.parametrize("case", CASES)
 def test_make_learner_names_the_field_the_reason_and_the_fix(bad_files, case):
-    spec = AgentSpec.make("rl", weights=str(bad_files[case]), **_agent_params(case))
+    spec = AgentSpec.make("rl", weights=str(bad_files[case]), **_agent_params(case), game="lotr")
     with pytest.raises(SpecError) as caught:
         make_learner("questing", spec)
     message = str(caught.value)
     assert "\n" not in message
-    params = {**AgentSpec.make("rl").as_dict(), **_agent_params(case)}
+    params = {**AgentSpec.make("rl", game="lotr").as_dict(), **_agent_params(case)}
     fix = (
         f"give a .pt written by lotr train for questing with algo={params['algo']}, neurons={params['neurons']}, "
         f"encoding={params['encoding']}"
@@ -143,10 +143,10 @@ def test_make_learner_names_the_field_the_reason_and_the_fix(bad_files, case):
 
 
 def test_make_learner_on_a_directory_and_a_missing_file(tmp_path):
-    spec = AgentSpec.make("rl", weights=str(tmp_path))
+    spec = AgentSpec.make("rl", weights=str(tmp_path), game="lotr")
     with pytest.raises(SpecError, match=r"^questing.weights = '.*': cannot load: is a directory; give the path of a "):
         make_learner("questing", spec)
-    spec = AgentSpec.make("rl", weights=str(tmp_path / "missing.pt"))
+    spec = AgentSpec.make("rl", weights=str(tmp_path / "missing.pt"), game="lotr")
     with pytest.raises(SpecError, match=r"^questing.weights = '.*missing.pt': cannot load: no such file; "):
         make_learner("questing", spec)
 
@@ -536,7 +536,7 @@ def test_every_numeric_parameter_has_a_finite_range():
     for name in gamecore.names():
         game = gamecore.load(name)
         params = [p for kind in agent_kinds(game).values() for p in kind.params]
-        for param in [*params, *game.options, *game.search_params]:
+        for param in [*params, *game.options, *game.search.params]:
             if param.type in (int, float) and not param.choices:
                 assert all(isinstance(b, (int, float)) and math.isfinite(b) for b in (param.low, param.high)), (
                     f"{name}: {param.name} in [{param.low}, {param.high}]")

@@ -15,7 +15,7 @@ from lotr_sim import layout as L
 
 GAMES = 100_000
 SEED = 0
-RANDOM_EVERYWHERE = Setup.uniform("random")
+RANDOM_EVERYWHERE = Setup.uniform("random", "lotr")
 
 
 def play_games(difficulty: int, setup: Setup, seed: int, first: int, count: int, full_scenario: bool = False):
@@ -61,7 +61,8 @@ def test_play_games_is_reproducible_and_chunkable():
 def test_evaluation_function_agrees_with_the_game_loop():
     from agents.evaluation import evaluate_setup
 
-    result = evaluate_setup("random-random-random-random-random", options={"difficulty": "medium"}, games=5000, seed=3)
+    result = evaluate_setup(Setup.parse("random-random-random-random-random", "lotr"), options={"difficulty": "medium"},
+                            games=5000, seed=3)
     outcomes, _ = random_agent_games(L.MEDIUM, games=5000, seed=3)
     assert result.games == 5000
     assert np.array_equal(result.records[:, 0], outcomes)
@@ -78,7 +79,7 @@ def test_evaluation_function_agrees_with_the_game_loop():
 def test_compiled_policies_play_whole_games_legally(setup):
     """The game loop raises if an agent ever picks an illegal action."""
     for difficulty in (L.EASY, L.MEDIUM, L.HARD):
-        outcomes, rounds = play_games(difficulty, Setup.parse(setup), 1, 0, 20_000)
+        outcomes, rounds = play_games(difficulty, Setup.parse(setup, "lotr"), 1, 0, 20_000)
         assert set(np.unique(outcomes)) <= {L.WIN, L.LOST_BY_THREAT, L.LOST_BY_HEROES}
         assert rounds.min() >= 1
 

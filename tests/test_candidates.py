@@ -16,8 +16,8 @@ from lotr_sim.candidates import (
 )
 from lotr_sim.cards import N_CARDS
 
-WITH_REDUCTION = AgentSpec.make("mcts").row()
-WITHOUT_REDUCTION = AgentSpec.make("mcts", reduction=False).row()
+WITH_REDUCTION = AgentSpec.make("mcts", game="lotr").row()
+WITHOUT_REDUCTION = AgentSpec.make("mcts", reduction=False, game="lotr").row()
 
 
 def candidates(game, row):

@@ -400,11 +400,11 @@ def expectimax(S: np.ndarray, me: int, plies: int) -> float:
         K.virtual_scores(state, np.zeros(K.N_NODES + 1, np.int64), points := np.zeros(2, np.int64))
         return float(np.clip(points[me] - points[1 - me], -100, 100))
 
-    if S[K.OVER]:
+    if K.is_over(S):
         return value(S)
     acts = np.empty((K.MAX_CANDIDATES, K.ACTION_SIZE), np.int64)
     values = []
-    for act in acts[:K.options(S, acts)]:
+    for act in acts[:K.legal_actions(S, acts)]:
         after = S.copy()
         K.play(after, act)
         if plies == 1 or after[K.TOP] == K.N_STACK:
@@ -499,8 +499,8 @@ def test_copy_used_makes_any_state_a_copy_that_plays_on_as_the_original():
         full = src.copy()
         acts = np.empty((K.MAX_CANDIDATES, K.ACTION_SIZE), np.int64)
         while not K.is_over(full):
-            n = K.options(full, acts)
-            assert K.options(dst, np.empty_like(acts)) == n
+            n = K.legal_actions(full, acts)
+            assert K.legal_actions(dst, np.empty_like(acts)) == n
             act = acts[rng.integers(n)].copy()
             for S in (full, dst):
                 assert K.apply(S, act, np.zeros(4, np.int64)) == K.OK

@@ -10,6 +10,7 @@ from conftest import run_cli
 
 from agents import progress
 from agents.evaluation import evaluate_setup
+from agents.setup import Setup
 from gamecore.stats import normal_half_width, wilson_interval
 
 
@@ -90,24 +91,28 @@ def test_eval_text_report_names_the_figures(capsys):
 
 
 def test_results_do_not_depend_on_the_number_of_workers():
-    one = evaluate_setup("random", options={"difficulty": "hard"}, games=30_000, seed=11, workers=1)
-    two = evaluate_setup("random", options={"difficulty": "hard"}, games=30_000, seed=11, workers=2)
+    setup = Setup.parse("random", "lotr")
+    one = evaluate_setup(setup, options={"difficulty": "hard"}, games=30_000, seed=11, workers=1)
+    two = evaluate_setup(setup, options={"difficulty": "hard"}, games=30_000, seed=11, workers=2)
     assert np.array_equal(one.game_ids, np.arange(30_000)) and np.array_equal(two.game_ids, np.arange(30_000))
     assert np.array_equal(one.records, two.records)
     assert (one.wins, one.metrics) == (two.wins, two.metrics)
 
 
 def test_same_seed_same_deals_different_seed_different_games():
-    a = evaluate_setup("random-random-random", options={"difficulty": "medium"}, games=3000, seed=1)
-    b = evaluate_setup("random-random-random", options={"difficulty": "medium"}, games=3000, seed=1)
-    c = evaluate_setup("random-random-random", options={"difficulty": "medium"}, games=3000, seed=2)
+    setup = Setup.parse("random-random-random", "lotr")
+    a = evaluate_setup(setup, options={"difficulty": "medium"}, games=3000, seed=1)
+    b = evaluate_setup(setup, options={"difficulty": "medium"}, games=3000, seed=1)
+    c = evaluate_setup(setup, options={"difficulty": "medium"}, games=3000, seed=2)
     assert np.array_equal(a.records, b.records) and a.metrics == b.metrics
     assert not np.array_equal(a.records, c.records)
 
 
 def test_per_stage_agents_are_used_per_stage():
-    all_random = evaluate_setup("random-random-random", options={"difficulty": "hard"}, games=5000, seed=3)
-    expert_defense = evaluate_setup("random-random-expert", options={"difficulty": "hard"}, games=5000, seed=3)
+    all_random = evaluate_setup(Setup.parse("random-random-random", "lotr"), options={"difficulty": "hard"},
+                                games=5000, seed=3)
+    expert_defense = evaluate_setup(Setup.parse("random-random-expert", "lotr"), options={"difficulty": "hard"},
+                                    games=5000, seed=3)
     assert expert_defense.wins > all_random.wins
     assert expert_defense.decisions["defense"] > 0 and expert_defense.ms_per_decision["defense"] is not None
 
@@ -127,8 +132,8 @@ def test_a_few_games_spread_over_the_workers():
     """Two games on two workers are two chunks, one a worker (a Star2.5 game takes minutes: one chunk of all
     the games would leave a worker idle)."""
     chunks = []
-    result = evaluate_setup("random-random-random", options={"difficulty": "easy"}, games=2, seed=0, workers=2,
-                            on_chunk=lambda ids, rewards: chunks.append(sorted(ids.tolist())))
+    result = evaluate_setup(Setup.parse("random-random-random", "lotr"), options={"difficulty": "easy"}, games=2,
+                            seed=0, workers=2, on_chunk=lambda ids, rewards: chunks.append(sorted(ids.tolist())))
     assert result.games == 2 and sorted(chunks) == [[0], [1]]
 
 
@@ -137,7 +142,7 @@ def test_progress_without_a_terminal_is_plain_lines(monkeypatch, capsys):
     win rate so far and the time left, not a bar's carriage-return redraws; a last line at the end."""
     monkeypatch.setattr(progress, "FIRST_LINE_SECONDS", 0.0)
     monkeypatch.setattr(progress, "LINE_INTERVAL_SECONDS", 0.0)
-    result = evaluate_setup("random-random-random",
+    result = evaluate_setup(Setup.parse("random-random-random", "lotr"),
                             options={"difficulty": "easy"}, games=3000, seed=0, progress=True, max_chunk=500)
     err = capsys.readouterr().err
     lines = err.splitlines()
@@ -155,7 +160,7 @@ def test_help_lists_every_game_with_its_agents_and_its_own_commands(capsys):
     for name in gamecore.names():
         line = next(line for line in out.splitlines() if line.strip().startswith(f"{name}: agents "))
         assert all(agent in line for agent in agent_names(name))
-        assert all(command.name in line for command in gamecore.load(name).commands) or "no commands" in line
+        assert all(command.name in line for command in gamecore.load(name).command_line.commands) or "no commands" in line
 
 
 def test_a_game_without_commands_of_its_own_lists_its_agents(capsys):

@@ -24,9 +24,9 @@ from lotr_sim import GameState
 
 def exercise():
     for setup in ("random", "expert", "random-mcts-mcts", "expert-flat-mc-oracle-mcts"):
-        evaluate_setup(setup, options={"difficulty": "hard"}, games=20, seed=3)
+        evaluate_setup(Setup.parse(setup, "lotr"), options={"difficulty": "hard"}, games=20, seed=3)
     for algo in ("q-macro", "ac-macro", "ac-direct"):
-        evaluate_setup(Setup.parse("rl-rl-rl").with_params({"algo": algo}),
+        evaluate_setup(Setup.parse("rl-rl-rl", "lotr").with_params({"algo": algo}),
                        options={"difficulty": "hard"}, games=10, seed=3)
     rng = np.random.default_rng(0)
     for seed in range(20):

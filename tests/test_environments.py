@@ -99,7 +99,7 @@ def test_an_agent_file_names_the_opponent(tmp_path):
     env = GameEnv("loveletter", opponent=str(path))
     assert env.match.batch.rows[1, 0] == 1  # the strategic policy's code at the second seat
     with pytest.raises(SpecError, match="play lotr, not loveletter"):
-        GameEnv("loveletter", opponent=Setup.parse("random"))
+        GameEnv("loveletter", opponent=Setup.parse("random", "lotr"))
 
 
 def test_the_same_seed_replays_the_same_episode():

@@ -171,7 +171,7 @@ def test_a_seat_in_a_game_without_seats_and_an_option_given_twice_are_errors(tmp
 
 
 def test_the_published_counts_are_the_thesis_tables():
-    rows = {p.label: p for p in gamecore.load("loveletter").published if p.experiment == "loveletter-pairs"}
+    rows = {p.label: p for p in gamecore.load("loveletter").reproduction.published if p.experiment == "loveletter-pairs"}
     assert len(rows) == 16 and {tuple(label.split("-")) for label in rows} == set(COUNTS)
     assert rows["random-random"].params["counts"] == (516_016, 483_867)
     assert rows["dp-dp"].win_rate == pytest.approx(56.9022) and rows["dp-dp"].interval == pytest.approx(0.097, abs=1e-3)

@@ -51,7 +51,7 @@ def compiled_choices(table, states):
 @pytest.mark.parametrize("stage", STAGE_INDEX)
 def test_a_packed_network_chooses_as_its_pytorch_agent(states_by_stage, algo, stage):
     """Untrained networks (random weights) of every algorithm and stage: varied choices, all equal."""
-    learner = make_learner(stage, AgentSpec.make("rl", algo=algo, encoding=1, neurons=40), seed=7)
+    learner = make_learner(stage, AgentSpec.make("rl", algo=algo, encoding=1, neurons=40, game="lotr"), seed=7)
     acting = layers(learner.modules["q" if "q" in learner.modules else "actor"])
     table = pack({STAGE_INDEX[stage]: (algo, learner.encoding, acting, None)})
     states = states_by_stage[stage]
@@ -66,7 +66,7 @@ def test_a_packed_network_chooses_as_its_pytorch_agent(states_by_stage, algo, st
 def test_a_packed_critic_values_states_as_its_pytorch_network(states_by_stage, algo, stage):
     """The valuing network (the critic; q-macro: the best Q) of every algorithm and stage, read as a chance of
     a win: (v + 1) / 2 clipped to [0, 1]; no value where no network values the stage."""
-    learner = make_learner(stage, AgentSpec.make("rl", algo=algo, encoding=1, neurons=40), seed=7)
+    learner = make_learner(stage, AgentSpec.make("rl", algo=algo, encoding=1, neurons=40, game="lotr"), seed=7)
     valuing = learner.modules["critic" if "critic" in learner.modules else "q"]
     with torch.no_grad():
         valuing[2].bias += 0.4  # values away from 1/2, so that a wrong mapping shows
@@ -82,7 +82,8 @@ def test_a_packed_critic_values_states_as_its_pytorch_network(states_by_stage, a
 
 
 def test_the_shipped_rl_agents_networks_in_one_table(states_by_stage):
-    setup, table = Setup.load(BEST_RL), pack(trained_networks(str(BEST_RL)))
+    setup = Setup.load(BEST_RL)
+    table = pack(trained_networks(zip(setup.roles, setup.agents)))
     for stage in STAGE_INDEX:
         states = states_by_stage[stage]
         expected, _ = make_learner(stage, getattr(setup, stage)).choose(states, np.zeros((len(states), N_UNIFORMS)), "greedy")
@@ -96,10 +97,10 @@ def test_a_search_with_the_networks_in_its_playouts_expands_their_choice_first()
     """Budget 1 plays the playouts' first choice: at every decision of 20 games, the rl agents' choice of
     studies/lotr/best-rl (up to the search's choice among identical copies of a card), the rule's at travel and
     attack."""
-    searched = Setup.parse("mcts").with_params({"budget": 1, "playout": "rule", "playout_nets": str(BEST_RL),
-                                                "reduction": False})
+    searched = Setup.parse("mcts", "lotr").with_params({"budget": 1, "playout": "rule", "playout_nets": str(BEST_RL),
+                                                        "reduction": False})
     played = Setup.load(BEST_RL)
-    played = Setup(*[spec if spec.agent == "rl" else AgentSpec.make("rule") for spec in played.agents])
+    played = Setup(*[spec if spec.agent == "rl" else AgentSpec.make("rule", game="lotr") for spec in played.agents])
     decisions = 0
     for seed in range(20):
         g = GameState("hard", seed=seed)
@@ -114,21 +115,22 @@ def test_a_search_with_the_networks_in_its_playouts_expands_their_choice_first()
 
 
 def test_playout_nets_errors_are_one_line(tmp_path):
+    """The configuration an agent's playout_nets names is read where a setup, or an agent, is made."""
     with pytest.raises(SpecError, match=r"questing: playout_nets = 'nothing.toml': cannot read: No such file.*"
                                         r"studies/lotr/best-rl/agent.toml"):
-        AgentSpec.make("mcts", "questing", playout_nets="nothing.toml")
+        Setup.parse("rule-mcts-rule", "lotr").with_params({"questing.playout_nets": "nothing.toml"})
     (tmp_path / "rule.toml").write_text('setup = "rule"\n')
     with pytest.raises(SpecError, match="names no rl role"):
-        AgentSpec.make("mcts", playout_nets=str(tmp_path / "rule.toml"))
+        Agent(AgentSpec.make("mcts", playout_nets=str(tmp_path / "rule.toml"), game="lotr"))
     (tmp_path / "untrained.toml").write_text('setup = "rl-rl-rl"\n')
     with pytest.raises(SpecError, match="planning network is untrained"):
-        AgentSpec.make("flat-mc", playout_nets=str(tmp_path / "untrained.toml"))
+        Setup.parse("rule-flat-mc-rule", "lotr").with_params({"playout_nets": str(tmp_path / "untrained.toml")})
 
 
 def test_playout_nets_in_a_configuration_file_is_relative_to_it(tmp_path, monkeypatch):
     folder = tmp_path / "shipped"
     folder.mkdir()
-    searched = Setup.parse("rule-mcts-rule").with_params({"playout_nets": str(BEST_RL)})
+    searched = Setup.parse("rule-mcts-rule", "lotr").with_params({"playout_nets": str(BEST_RL)})
     searched.dump(folder / "agent.toml")
     assert "../" in (folder / "agent.toml").read_text()
     with pytest.raises(SpecError, match=r"questing: playout_nets = '.*best-rl/agent.toml' lies outside the "
@@ -157,7 +159,8 @@ def test_a_playout_nets_loop_is_one_line(tmp_path):
 def test_a_truncated_playout_stops_where_a_network_values_the_state(states_by_stage):
     """leaf = "value": a playout stops at the first state a network of studies/lotr/best-rl values (planning's Q,
     questing's and defense's critics) and returns that value; without truncation it plays to the end."""
-    search, table = compiled(kernels), pack(trained_networks(str(BEST_RL)))
+    best = Setup.load(BEST_RL)
+    search, table = compiled(kernels), pack(trained_networks(zip(best.roles, best.agents)))
     nets, rule, rs = (table, np.empty(NET_WORK)), POLICY_NAMES.index("rule"), np.ones(1, np.uint64)
     no_moves, act, err = np.empty((0, 3), np.int64), np.empty(N_CARDS, np.int64), np.zeros(4, np.int64)
     stopped = 0
@@ -175,12 +178,12 @@ def test_a_truncated_playout_stops_where_a_network_values_the_state(states_by_st
 
 
 def test_a_search_valued_by_the_networks_plays_and_needs_them():
-    setup = Setup.parse("rule-mcts-rule-mcts-rule").with_params(
+    setup = Setup.parse("rule-mcts-rule-mcts-rule", "lotr").with_params(
         {"budget": 40, "ppn": 1, "playout": "rule", "playout_nets": str(BEST_RL), "leaf": "value"})
     valued = evaluate_setup(setup, options={"difficulty": "hard"}, games=40, seed=3)
     played = evaluate_setup(setup.with_params({"leaf": "playout"}), options={"difficulty": "hard"}, games=40, seed=3)
     assert valued.win_rate > 0.8 and not np.array_equal(valued.records, played.records)
     with pytest.raises(SpecError, match=r"questing: leaf = 'value' needs the networks .* set playout_nets"):
-        AgentSpec.make("mcts", "questing", leaf="value")
+        AgentSpec.make("mcts", "questing", leaf="value", game="lotr")
     with pytest.raises(SpecError, match="leaf = 'value' needs"):
         setup.with_params({"playout_nets": ""})

@@ -127,7 +127,7 @@ def test_atomic_writes_use_a_unique_temporary_file_and_follow_no_planted_link(tm
     victim.write_text("keep me")
     for fixed in ("best.toml.partial", "best.toml.tmp"):  # the fixed names writers used before
         (tmp_path / fixed).symlink_to(victim)
-    Setup.parse("random-mcts-mcts").dump(tmp_path / "best.toml")
+    Setup.parse("random-mcts-mcts", "lotr").dump(tmp_path / "best.toml")
     assert victim.read_text() == "keep me" and "random-mcts-mcts" in (tmp_path / "best.toml").read_text()
     with pytest.raises(RuntimeError), atomic_path(tmp_path / "half.txt") as temporary:
         temporary.write_text("half")

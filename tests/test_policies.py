@@ -327,8 +327,8 @@ def test_rule_full_beats_the_rule_over_the_full_scenario_as_an_agent_and_as_a_pl
     def interval(setup, games):
         return evaluate_setup(setup, options=full_scenario, games=games, seed=77).wilson_95
 
-    assert interval(Setup.uniform("rule"), 1000)[1] < interval(Setup.uniform("rule-full"), 1000)[0]
-    searched = Setup.parse("rule-flat-mc-rule-flat-mc-rule").with_params({"budget": 50, "reduction": False})
+    assert interval(Setup.uniform("rule", "lotr"), 1000)[1] < interval(Setup.uniform("rule-full", "lotr"), 1000)[0]
+    searched = Setup.parse("rule-flat-mc-rule-flat-mc-rule", "lotr").with_params({"budget": 50, "reduction": False})
     by_rule = interval(searched.with_params({"playout": "rule"}), 200)
     by_rule_full = interval(searched.with_params({"playout": "rule-full"}), 200)
     assert by_rule[1] < by_rule_full[0]

@@ -7,6 +7,7 @@ import pytest
 from conftest import make_state
 
 from agents.evaluation import evaluate_setup
+from agents.setup import Setup
 from gamecore.errors import SpecError
 from lotr_sim import Attack, Defend, GameState, IllegalActionError, Outcome, Plan, Quest, Stage
 from lotr_sim.defects import RULES_CHOICES, defect_names, rules_code
@@ -34,7 +35,7 @@ def test_rules_values_name_their_defects():
     assert GameState("easy", 1, rules="published").rules == "list-skip+late-destroy"
     assert "list-skip+late-destroy" in RULES_CHOICES
     with pytest.raises(SpecError, match="rules") as refused:
-        evaluate_setup("random", options={"rules": "buggy"}, games=1)
+        evaluate_setup(Setup.parse("random", "lotr"), options={"rules": "buggy"}, games=1)
     assert "in this order: list-skip, late-destroy" in str(refused.value) and len(str(refused.value)) < 400
     with pytest.raises(ValueError, match="unknown rules"):
         GameState("easy", 1, rules="buggy")
@@ -169,9 +170,9 @@ def test_unopposed_offers_the_defense_of_a_lone_exhausted_hero(rules):
 
 def test_published_random_agent_wins_more_than_corrected():
     """The defects favour the player (the published code gave 55.95 / 53.68 / 4.48 %, 40,000 games)."""
-    corrected = evaluate_setup("random", options={"difficulty": "easy"}, games=20_000, seed=3)
-    published = evaluate_setup("random", options={"difficulty": "easy", "rules": "published"}, games=20_000,
-                               seed=3)
+    random = Setup.parse("random", "lotr")
+    corrected = evaluate_setup(random, options={"difficulty": "easy"}, games=20_000, seed=3)
+    published = evaluate_setup(random, options={"difficulty": "easy", "rules": "published"}, games=20_000, seed=3)
     assert published.wins > corrected.wins
 
 

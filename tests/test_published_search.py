@@ -25,13 +25,13 @@ from tuning.orchestrator import run_study
 from tuning.study_file import load_study
 
 P = "published-mcts"
-SMALL = {name: AgentSpec.make(name, budget=40, ppn=5) for name in (P, "published-mcts-2021")}
+SMALL = {name: AgentSpec.make(name, budget=40, ppn=5, game="lotr") for name in (P, "published-mcts-2021")}
 GANDALF, TOOK, TOOK_2, GUIDE = 15, 9, 10, 3
 
 
 def test_the_published_search_is_declared_an_oracle_and_its_2021_form_honest():
     assert SMALL[P].oracle and not SMALL["published-mcts-2021"].oracle
-    result = evaluate_setup(Setup.parse(f"random-{P}-{P}-{P}-{P}").with_params({"budget": 20, "ppn": 5}),
+    result = evaluate_setup(Setup.parse(f"random-{P}-{P}-{P}-{P}", "lotr").with_params({"budget": 20, "ppn": 5}),
                             options={"difficulty": "easy", "rules": "published"}, games=20, seed=1)
     assert result.oracle and result.games == 20
 
@@ -53,8 +53,8 @@ def test_the_published_tree_is_the_default_and_one_level_searches_otherwise(deci
     the child again: on the same states and draws they choose differently somewhere (a planning decision's few
     children are visited often enough to grow below)."""
     assert SMALL[P]["tree"] == "deep"
-    one_level = AgentSpec.make(P, budget=40, ppn=1, tree="one-level")
-    deep = AgentSpec.make(P, budget=40, ppn=1)
+    one_level = AgentSpec.make(P, budget=40, ppn=1, tree="one-level", game="lotr")
+    deep = AgentSpec.make(P, budget=40, ppn=1, game="lotr")
     planning = [game for game in decision_states if game.stage == Stage.PLANNING][:40]
     assert sum(Agent(deep, seed=i).act(game) != Agent(one_level, seed=i).act(game)
                for i, game in enumerate(planning)) > 0
@@ -211,7 +211,7 @@ ALL_SEARCH_DEFECTS = ("published+double-resources+refresh-at-fifty+unopposed+by-
                                    ALL_SEARCH_DEFECTS])
 def test_published_games_run_and_the_rolled_plans_are_played(rules):
     PLANS.clear()
-    setup = Setup.parse(f"{P}-{P}-{P}-{P}-{P}").with_params({"budget": 30, "ppn": 10})
+    setup = Setup.parse(f"{P}-{P}-{P}-{P}-{P}", "lotr").with_params({"budget": 30, "ppn": 10})
     result = evaluate_setup(setup, options={"difficulty": "hard", "rules": rules}, games=30, seed=2)
     assert result.games == 30
     assert len(PLANS) < 30  # travel and attack took their plans (a few are left by games that ended first)

@@ -5,11 +5,10 @@ import math
 import numpy as np
 
 from agents.evaluation import evaluate_setup
-from agents.search import AMAF, AVAIL, CHILD, NONE, ROOT, VISITS, add_child, compiled, ucb
 from agents.setup import Setup
 from agents.specs import AgentSpec
+from agents.tree import AMAF, AVAIL, CHILD, NONE, ROOT, VISITS, add_child, credit_amaf, ucb
 from gamecore.row import RAVE, RAVE_BIAS
-from loveletter_sim import kernels as K
 
 
 def tree(keys_and_movers):
@@ -29,7 +28,7 @@ def test_every_child_whose_action_its_mover_plays_later_is_credited():
     path = np.array([ROOT, 1], np.int64)
     moves = np.array([[30, 0, 0], [20, 0, 1], [40, 0, 1]], np.int64)
     outcome = np.array([0.0, 1.0])  # player 1 won the episode
-    compiled(K).credit_amaf(T, W, path, 1, moves, 3, outcome)
+    credit_amaf(T, W, path, 1, moves, 3, outcome)
     assert [int(T[n, AMAF]) for n in range(1, 5)] == [1, 0, 1, 1]  # 20 was played by the other player
     assert list(W[1:]) == [0.0, 0.0, 0.0, 1.0]  # each credited with its own mover's reward
 
@@ -48,7 +47,7 @@ def test_the_tree_policy_blends_the_amaf_mean_by_the_minimum_mse_schedule():
 def test_rave_is_a_parameter_of_mcts_in_every_game():
     spec = AgentSpec.make("mcts", game="loveletter", rave=True, rave_bias=0.3)
     assert spec.row()[RAVE] == 1 and spec.row()[RAVE_BIAS] == 0.3
-    assert AgentSpec.make("mcts")["rave"] is False  # off by default: every figure of plain MCTS unchanged
+    assert AgentSpec.make("mcts", game="lotr")["rave"] is False  # off by default: every figure of plain MCTS unchanged
     result = evaluate_setup(Setup.parse("mcts-random", "loveletter").with_params({"first.rave": True}), games=300,
                             seed=2, seats="first")
     assert result.seats["first"]["wins"] / 300 > 0.55

@@ -19,7 +19,7 @@ def local_ray():
 
 @pytest.mark.slow
 def test_ray_plays_the_same_games_with_the_same_result_as_local_processes(local_ray):
-    setup = Setup.parse("random-mcts-mcts").with_params({"budget": 40, "ppn": 10})
+    setup = Setup.parse("random-mcts-mcts", "lotr").with_params({"budget": 40, "ppn": 10})
     local = evaluate_setup(setup, options={"difficulty": "hard"}, games=300, seed=11, workers=2)
     on_ray = evaluate_setup(setup, options={"difficulty": "hard"}, games=300, seed=11, executor_kind="ray")
     assert on_ray.workers == 2  # the instance's CPUs
@@ -29,7 +29,8 @@ def test_ray_plays_the_same_games_with_the_same_result_as_local_processes(local_
 
 def test_an_unknown_executor_is_a_one_line_error():
     with pytest.raises(SpecError, match="unknown executor; valid: local, ray"):
-        evaluate_setup("random", options={"difficulty": "hard"}, games=10, workers=2, executor_kind="dask")
+        evaluate_setup(Setup.parse("random", "lotr"), options={"difficulty": "hard"}, games=10, workers=2,
+                       executor_kind="dask")
 
 
 @pytest.mark.slow

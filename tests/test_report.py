@@ -124,7 +124,7 @@ def test_a_record_keeps_the_code_version_and_the_learning_curve_and_the_figure_i
     from tuning.study_results import _curve
 
     wins = np.array([episode % 3 == 0 for episode in range(200)])
-    setup = Setup.parse("random-mcts-mcts")
+    setup = Setup.parse("random-mcts-mcts", "lotr")
     TrainingResult(setup, wins.astype(np.int8), 50, 1.0, 0.34, 60).write_curve(tmp_path / "curve.csv")  # as trained
     window, read = _curve(tmp_path)
     assert window == 50 and (read == wins).all() and _curve(tmp_path / "untrained") is None

@@ -109,7 +109,7 @@ def test_macro_actions_follow_their_definitions():
 
 @pytest.mark.parametrize("algo", sorted(algorithms(gamecore.load("lotr"))))
 def test_every_learner_chooses_legal_actions_in_every_mode(decision_states, algo):
-    spec = AgentSpec.make("rl", algo=algo, encoding=1)
+    spec = AgentSpec.make("rl", algo=algo, encoding=1, game="lotr")
     rng = np.random.default_rng(0)
     for stage in ("planning", "questing", "defense"):
         games = [g for g in decision_states if g.stage.label == stage][:40]
@@ -124,7 +124,7 @@ def test_every_learner_chooses_legal_actions_in_every_mode(decision_states, algo
 
 @pytest.mark.parametrize("algo", sorted(algorithms(gamecore.load("lotr"))))
 def test_saved_and_loaded_learners_decide_the_same(tmp_path, decision_states, algo):
-    setup = Setup.parse("rl-rl-rl").with_params({"algo": algo})
+    setup = Setup.parse("rl-rl-rl", "lotr").with_params({"algo": algo})
     result = train(setup, {"difficulty": "easy"}, episodes=60, seed=3, envs=4, window=20)
     assert result.setup == setup  # no out folder: nothing written, the setup names no weights
     learners = {stage: make_learner(stage, setup.agents[i], seed=9) for i, stage in ((0, "planning"), (1, "questing"))}
@@ -147,30 +147,33 @@ def test_saved_and_loaded_learners_decide_the_same(tmp_path, decision_states, al
 
 def test_training_learns_on_easy(tmp_path):
     """ac-direct random-rl-random, a short vectorised run: clearly above the random setup on the same fresh deals."""
-    result = train("random-rl-random", {"difficulty": "easy"}, episodes=1500, seed=0, envs=16, out=tmp_path, window=500)
+    result = train(Setup.parse("random-rl-random", "lotr"), {"difficulty": "easy"}, episodes=1500, seed=0, envs=16,
+                   out=tmp_path, window=500)
     assert result.wins.size == 1500 and result.best_episode >= 500
     assert (tmp_path / "agent.toml").is_file() and (tmp_path / "final" / "questing.pt").is_file()
     curve = (tmp_path / "curve.csv").read_text().splitlines()
     assert curve[0] == "episode,win,moving_win_rate" and len(curve) == 1501
     assert curve[499].endswith(",") and float(curve[500].split(",")[2]) == pytest.approx(result.wins[:500].mean(), abs=1e-4)
     trained = evaluate_setup(Setup.load(tmp_path / "agent.toml"), options={"difficulty": "easy"}, games=2000, seed=77)
-    baseline = evaluate_setup("random-random-random", options={"difficulty": "easy"}, games=2000, seed=77)
+    baseline = evaluate_setup(Setup.parse("random-random-random", "lotr"), options={"difficulty": "easy"}, games=2000,
+                              seed=77)
     assert trained.wilson_95[0] > baseline.wilson_95[1] + 0.1, (trained.report(), baseline.report())
 
 
 def test_training_is_reproducible_and_the_online_mode_learns_one_transition_at_a_time():
-    a = train("random-rl-random", {"difficulty": "medium"}, episodes=150, seed=5, window=50)
-    b = train("random-rl-random", {"difficulty": "medium"}, episodes=150, seed=5, window=50)
+    setup = Setup.parse("random-rl-random", "lotr")
+    a = train(setup, {"difficulty": "medium"}, episodes=150, seed=5, window=50)
+    b = train(setup, {"difficulty": "medium"}, episodes=150, seed=5, window=50)
     assert np.array_equal(a.wins, b.wins) and a.best_average == b.best_average
-    c = train("random-rl-random", {"difficulty": "medium"}, episodes=150, seed=6, window=50)
+    c = train(setup, {"difficulty": "medium"}, episodes=150, seed=6, window=50)
     assert not np.array_equal(a.wins, c.wins)
 
 
 def test_rl_setup_errors_are_one_line(capsys, tmp_path):
     with pytest.raises(SpecError, match="travel: agent rl decides planning, questing, defense only"):
-        Setup.parse("random-random-rl-random-random")
+        Setup.parse("random-random-rl-random-random", "lotr")
     with pytest.raises(SpecError, match="has no rl role"):
-        train("random-mcts-random", {"difficulty": "easy"}, episodes=5)
+        train(Setup.parse("random-mcts-random", "lotr"), {"difficulty": "easy"}, episodes=5)
     code, _, err = run_cli(capsys, "train", "--setup", "random-rl-random", "--algo", "sarsa", "--episodes", "5")
     assert code == 2 and "algo = 'sarsa' is invalid; expected one of q-macro, ac-macro, ppo-macro, ac-direct" in err
     assert len(err.strip().splitlines()) == 1
@@ -214,7 +217,8 @@ def test_lotr_play_with_a_trained_agent_is_the_harness_game(tmp_path):
     from agents.play import play_traced_game
     from gamecore.rng import derive_seed
 
-    train("rl-rl-random", {"difficulty": "medium"}, episodes=100, seed=2, envs=8, out=tmp_path, window=50)
+    train(Setup.parse("rl-rl-random", "lotr"), {"difficulty": "medium"}, episodes=100, seed=2, envs=8, out=tmp_path,
+          window=50)
     setup = Setup.load(tmp_path / "agent.toml").with_params({"policy": "sample"})
     result = evaluate_setup(setup, options={"difficulty": "medium"}, games=12, seed=4)
     for i in range(12):
@@ -227,7 +231,7 @@ def test_a_checkpoint_says_what_it_was_trained_for_and_is_refused_elsewhere_in_o
     line naming the difference and the fix. The first format (the networks alone: the shipped best-rl) loads."""
     from agents.learning.checkpoint import save_weights
 
-    questing = AgentSpec.make("rl", algo="ac-macro", encoding=1, neurons=12)
+    questing = AgentSpec.make("rl", algo="ac-macro", encoding=1, neurons=12, game="lotr")
     learner = make_learner("questing", questing, seed=1)
     save_weights(learner, learner.state_dict(), tmp_path / "q.pt")
     again = make_learner("questing", questing.with_params(weights=str(tmp_path / "q.pt")), seed=2)
@@ -247,10 +251,10 @@ def test_a_checkpoint_says_what_it_was_trained_for_and_is_refused_elsewhere_in_o
 
 
 def test_deeper_networks_train_and_the_compiled_playouts_refuse_them_in_one_line(tmp_path):
-    setup = Setup.parse("random-rl-random").with_params({"algo": "q-macro", "layers": 2, "neurons": 16})
+    setup = Setup.parse("random-rl-random", "lotr").with_params({"algo": "q-macro", "layers": 2, "neurons": 16})
     result = train(setup, {"difficulty": "easy"}, episodes=40, seed=1, envs=4, window=20, out=tmp_path)
     learner = make_learner("questing", result.setup.questing)
     assert [type(m).__name__ for m in learner.q] == ["Linear", "ReLU", "Linear", "ReLU", "Linear"]
     with pytest.raises(SpecError, match="its questing network has 2 hidden layers; the compiled playouts take one"):
-        Setup.parse("rule-mcts-rule").with_params({"playout_nets": str(tmp_path / "agent.toml")})
+        Setup.parse("rule-mcts-rule", "lotr").with_params({"playout_nets": str(tmp_path / "agent.toml")})
 

@@ -107,7 +107,7 @@ def test_setups_and_configurations_name_their_game(tmp_path):
     with pytest.raises(SpecError, match="unknown agent 'expert' at first; valid: random, optimal"):
         Setup.parse("expert-random", "nim")
     with pytest.raises(SpecError, match="is a lotr agent, not a nim one"):
-        Setup(AgentSpec.make("random"), AgentSpec.make("random"), game="nim")
+        Setup(AgentSpec.make("random", game="lotr"), AgentSpec.make("random", game="lotr"), game="nim")
 
 
 def test_cli_evaluates_and_plays_the_game(capsys):

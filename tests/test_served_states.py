@@ -323,8 +323,8 @@ def test_the_served_model_names_the_row_it_refuses():
     model.setup = Setup.parse("random-random", "nim")
     good = gamecore.load("nim").new_game(3).to_json()
     assert [action["role"] for action in model.predict(None, pd.DataFrame({"state": [good, good]}))] == ["first"] * 2
-    bad = good.replace("[", "[-", 1)  # a negative pile
-    with pytest.raises(ValueError, match=r"^row 1 of the input: not a NimState: state\[0\] \(PILE\) = -\d+: "
+    bad = good.replace("[0, -1, ", "[0, -1, -", 1)  # a negative pile (after the player to move and the winner)
+    with pytest.raises(ValueError, match=r"^row 1 of the input: not a NimState: state\[2\] \(PILE\) = -\d+: "
                                          r"expected stones in \[0, 10000\]$") as refused:
         model.predict(None, pd.DataFrame({"state": [good, bad, good]}))
     assert "\n" not in str(refused.value)

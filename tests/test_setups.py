@@ -33,24 +33,24 @@ def agent_names(setup: Setup) -> tuple[str, ...]:
 
 
 def test_three_parts_are_planning_questing_defense_with_random_travel_and_attack():
-    setup = Setup.parse("expert-mcts-flat-mc")
+    setup = Setup.parse("expert-mcts-flat-mc", "lotr")
     assert agent_names(setup) == ("expert", "mcts", "random", "flat-mc", "random")
-    assert setup.questing == AgentSpec.make("mcts")
+    assert setup.questing == AgentSpec.make("mcts", game="lotr")
     assert setup.short_name == "expert-mcts-flat-mc"
     assert str(setup) == "expert-mcts-flat-mc"
 
 
 def test_five_parts_name_every_stage():
-    setup = Setup.parse("random-mcts-expert-oracle-mcts-flat-mc")
+    setup = Setup.parse("random-mcts-expert-oracle-mcts-flat-mc", "lotr")
     assert agent_names(setup) == ("random", "mcts", "expert", "oracle-mcts", "flat-mc")
     assert setup.short_name == "random-mcts-expert-oracle-mcts-flat-mc"
-    assert Setup.parse(setup.short_name) == setup
+    assert Setup.parse(setup.short_name, "lotr") == setup
 
 
 def test_dashed_agent_names_are_taken_whole():
-    setup = Setup.parse("flat-mc-oracle-mcts-random")
+    setup = Setup.parse("flat-mc-oracle-mcts-random", "lotr")
     assert agent_names(setup) == ("flat-mc", "oracle-mcts", "random", "random", "random")
-    assert agent_names(Setup.parse("oracle-mcts-flat-mc-mcts-oracle-mcts-flat-mc")) == (
+    assert agent_names(Setup.parse("oracle-mcts-flat-mc-mcts-oracle-mcts-flat-mc", "lotr")) == (
         "oracle-mcts",
         "flat-mc",
         "mcts",
@@ -61,13 +61,13 @@ def test_dashed_agent_names_are_taken_whole():
 
 def test_the_longest_known_name_wins(monkeypatch):
     monkeypatch.setitem(specs.agent_kinds("lotr"), "flat", specs.AgentKind("flat", 0, ()))
-    assert agent_names(Setup.parse("flat-mc-flat-mcts"))[:2] == ("flat-mc", "flat")
-    assert agent_names(Setup.parse("flat-flat-mc-mcts"))[:2] == ("flat", "flat-mc")
+    assert agent_names(Setup.parse("flat-mc-flat-mcts", "lotr"))[:2] == ("flat-mc", "flat")
+    assert agent_names(Setup.parse("flat-flat-mc-mcts", "lotr"))[:2] == ("flat", "flat-mc")
 
 
 def test_five_parts_with_random_travel_and_attack_shorten_to_three():
-    assert Setup.parse("random-mcts-random-mcts-random").short_name == "random-mcts-mcts"
-    assert Setup.parse("random-mcts-random-mcts-random") == Setup.parse("random-mcts-mcts")
+    assert Setup.parse("random-mcts-random-mcts-random", "lotr").short_name == "random-mcts-mcts"
+    assert Setup.parse("random-mcts-random-mcts-random", "lotr") == Setup.parse("random-mcts-mcts", "lotr")
 
 
 @pytest.mark.parametrize(
@@ -88,55 +88,56 @@ def test_five_parts_with_random_travel_and_attack_shorten_to_three():
     ],
 )
 def test_bad_short_forms(text, expected):
-    assert expected in one_line_error(Setup.parse, text)
+    assert expected in one_line_error(Setup.parse, text, "lotr")
 
 
 def test_uniform():
-    setup = Setup.uniform("expert")
+    setup = Setup.uniform("expert", "lotr")
     assert agent_names(setup) == ("expert",) * 5
-    assert Setup.parse("expert") == setup and Setup.parse("flat-mc") == Setup.uniform("flat-mc")
-    assert Setup.uniform("random") == Setup.parse("random-random-random")
-    assert f"valid: {VALID_AGENTS}" in one_line_error(Setup.uniform, "foo")
+    assert Setup.parse("expert", "lotr") == setup and Setup.parse("flat-mc", "lotr") == Setup.uniform("flat-mc", "lotr")
+    assert Setup.uniform("random", "lotr") == Setup.parse("random-random-random", "lotr")
+    assert f"valid: {VALID_AGENTS}" in one_line_error(Setup.uniform, "foo", "lotr")
 
 
 def test_setups_are_hashable_values():
-    a, b = Setup.parse("random-mcts-mcts"), Setup.parse("random-mcts-random-mcts-random")
+    a, b = Setup.parse("random-mcts-mcts", "lotr"), Setup.parse("random-mcts-random-mcts-random", "lotr")
     assert a == b and hash(a) == hash(b)
-    assert len({a, b, Setup.uniform("random")}) == 2
+    assert len({a, b, Setup.uniform("random", "lotr")}) == 2
     assert a != a.with_params({"budget": 40})
     with pytest.raises(AttributeError):
-        a.questing = AgentSpec.make("expert")
+        a.questing = AgentSpec.make("expert", game="lotr")
 
 
 # ---- parameters ------------------------------------------------------------------------------------------------------
 
 
 def test_global_parameter_reaches_every_stage_that_has_it():
-    setup = Setup.parse("flat-mc-mcts-expert").with_params({"budget": 40, "c": 1.5})
+    setup = Setup.parse("flat-mc-mcts-expert", "lotr").with_params({"budget": 40, "c": 1.5})
     assert setup.planning["budget"] == 40 and setup.questing["budget"] == 40
     assert setup.questing["c"] == 1.5
-    assert setup.defense == AgentSpec.make("expert")
-    assert setup.travel == AgentSpec.make("random")
+    assert setup.defense == AgentSpec.make("expert", game="lotr")
+    assert setup.travel == AgentSpec.make("random", game="lotr")
 
 
 def test_per_stage_parameter_wins_over_global_in_any_order():
     for assignments in ({"questing.budget": 10, "budget": 40}, {"budget": 40, "questing.budget": 10}):
-        setup = Setup.parse("random-mcts-mcts").with_params(assignments)
+        setup = Setup.parse("random-mcts-mcts", "lotr").with_params(assignments)
         assert (setup.questing["budget"], setup.defense["budget"]) == (10, 40)
 
 
 def test_reduction_sets_all_three_flags_and_a_specific_flag_wins():
-    setup = Setup.parse("random-mcts-mcts").with_params({"reduction": False, "defense.reduction_questing": True})
+    setup = Setup.parse("random-mcts-mcts", "lotr").with_params({"reduction": False,
+                                                                  "defense.reduction_questing": True})
     assert not any(setup.questing[f"reduction_{s}"] for s in ("planning", "questing", "defense"))
     assert setup.defense.as_dict()["reduction_questing"] is True
     assert setup.defense["reduction_planning"] is False
 
 
 def test_with_params_errors():
-    setup = Setup.parse("random-mcts-mcts")
+    setup = Setup.parse("random-mcts-mcts", "lotr")
     message = one_line_error(setup.with_params, {"foo": 1})
     assert message.startswith("--set: no role of random-mcts-mcts has parameter 'foo'; valid: budget")
-    assert "'budget'" in one_line_error(Setup.uniform("random").with_params, {"budget": 3})
+    assert "'budget'" in one_line_error(Setup.uniform("random", "lotr").with_params, {"budget": 3})
     assert "valid roles: planning, questing, travel, defense, attack" in one_line_error(
         setup.with_params, {"hand.budget": 3}
     )
@@ -175,7 +176,7 @@ def test_bad_assignments(text):
 
 def test_assignments_feed_with_params():
     pairs = dict(parse_assignment(t) for t in ["budget=40", "defense.ppn=50", "final=mean"])
-    setup = Setup.parse("random-mcts-mcts").with_params(pairs)
+    setup = Setup.parse("random-mcts-mcts", "lotr").with_params(pairs)
     assert (setup.defense["ppn"], setup.questing["final"]) == (50, "mean")
     assert "budget" in one_line_error(setup.with_params, dict([parse_assignment("budget=")]))  # empty: not a number
 
@@ -184,7 +185,7 @@ def test_assignments_feed_with_params():
 
 
 def test_rows():
-    setup = Setup.parse("expert-mcts-random-flat-mc-oracle-mcts").with_params(
+    setup = Setup.parse("expert-mcts-random-flat-mc-oracle-mcts", "lotr").with_params(
         {"questing.budget": 40, "questing.ppn": 100, "attack.c": 2.0, "defense.playout": "expert"}
     )
     rows = setup.rows()
@@ -205,17 +206,17 @@ def test_rows():
 
 
 def test_str_lists_non_default_parameters():
-    setup = Setup.parse("random-mcts-mcts").with_params({"budget": 40, "ppn": 10})
+    setup = Setup.parse("random-mcts-mcts", "lotr").with_params({"budget": 40, "ppn": 10})
     assert str(setup) == "random-mcts-mcts (questing: budget=40 ppn=10; defense: budget=40 ppn=10)"
-    setup = Setup.parse("random-mcts-mcts").with_params({"questing.c": 1.5, "defense.reduction_defense": False})
+    setup = Setup.parse("random-mcts-mcts", "lotr").with_params({"questing.c": 1.5, "defense.reduction_defense": False})
     assert str(setup) == "random-mcts-mcts (questing: c=1.5; defense: reduction_defense=false)"
 
 
 def test_oracle_setups_say_so():
     for text in ("random-oracle-mcts-mcts", "random-mcts-random-mcts-oracle-mcts"):
-        setup = Setup.parse(text).with_params({"budget": 40})
+        setup = Setup.parse(text, "lotr").with_params({"budget": 40})
         assert setup.is_oracle and "oracle" in str(setup) and "oracle" in setup.short_name
-    assert not Setup.parse("flat-mc-mcts-mcts").is_oracle
+    assert not Setup.parse("flat-mc-mcts-mcts", "lotr").is_oracle
 
 
 # ---- configuration files ---------------------------------------------------------------------------------------------
@@ -254,20 +255,21 @@ def test_toml_config_with_defaults_precedence(tmp_path):
     path.write_text(CONFIG)
     setup = Setup.load(path)
     assert agent_names(setup) == ("random", "mcts", "expert", "flat-mc", "mcts")
-    assert setup.questing == AgentSpec.make("mcts", budget=40, ppn=5, c=1.0)  # table > defaults > agent defaults
-    assert setup.defense == AgentSpec.make("flat-mc", budget=30, reduction=False)
-    assert setup.attack == AgentSpec.make("mcts", budget=80, ppn=10)
+    # table > defaults > agent defaults
+    assert setup.questing == AgentSpec.make("mcts", budget=40, ppn=5, c=1.0, game="lotr")
+    assert setup.defense == AgentSpec.make("flat-mc", budget=30, reduction=False, game="lotr")
+    assert setup.attack == AgentSpec.make("mcts", budget=80, ppn=10, game="lotr")
 
 
 def test_changing_the_agent_of_a_stage_drops_the_base_agent():
     setup = Setup.from_mapping({"setup": "random-mcts-mcts", "questing": {"agent": "expert"}})
-    assert setup.questing == AgentSpec.make("expert")
-    assert Setup.from_mapping({}) == Setup.uniform("random")
+    assert setup.questing == AgentSpec.make("expert", game="lotr")
+    assert Setup.from_mapping({}) == Setup.uniform("random", "lotr")
 
 
 @pytest.mark.parametrize("suffix", [".toml", ".json", ".TOML"])
 def test_round_trips(tmp_path, suffix):
-    setup = Setup.parse("flat-mc-oracle-mcts-expert-mcts-random").with_params(
+    setup = Setup.parse("flat-mc-oracle-mcts-expert-mcts-random", "lotr").with_params(
         {"budget": 77, "c": 0.123456789, "questing.final": "mean", "defense.reduction_planning": False}
     )
     path = tmp_path / f"best{suffix}"
@@ -277,10 +279,10 @@ def test_round_trips(tmp_path, suffix):
 
 
 def test_written_files_are_self_contained(tmp_path):
-    setup = Setup.parse("random-mcts-mcts").with_params({"questing.budget": 40})
+    setup = Setup.parse("random-mcts-mcts", "lotr").with_params({"questing.budget": 40})
     data = setup.to_mapping(metadata={"trial": 3})
     assert data["format"] == 1 and data["setup"] == "random-mcts-mcts" and data["metadata"] == {"trial": 3}
-    assert data["questing"] == {"agent": "mcts", **AgentSpec.make("mcts", budget=40).as_dict()}
+    assert data["questing"] == {"agent": "mcts", **AgentSpec.make("mcts", budget=40, game="lotr").as_dict()}
     assert data["planning"] == {"agent": "random"}
     assert "metadata" not in setup.to_mapping()
     setup.dump(tmp_path / "a.json")
@@ -338,7 +340,7 @@ def test_file_errors(tmp_path):
         path = tmp_path / name
         path.write_text("")
         assert "expected .toml or .json" in one_line_error(Setup.load, path)
-        assert "expected .toml or .json" in one_line_error(Setup.uniform("random").dump, path)
+        assert "expected .toml or .json" in one_line_error(Setup.uniform("random", "lotr").dump, path)
     best = tmp_path / "best.toml"
     best.write_text('[questing]\nagent = "mcts"\nppn = 0\n')
     assert (
@@ -350,6 +352,6 @@ def test_file_errors(tmp_path):
 
 
 def test_every_stage_is_a_role():
-    setup = Setup.parse("expert-mcts-random-flat-mc-oracle-mcts")
+    setup = Setup.parse("expert-mcts-random-flat-mc-oracle-mcts", "lotr")
     assert setup.roles == STAGES
     assert [getattr(setup, stage).agent for stage in STAGES] == ["expert", "mcts", "random", "flat-mc", "oracle-mcts"]

@@ -15,18 +15,8 @@ MAX_LINES = 500
 COMPILED_KERNELS = {  # the games' compiled rules (Numba): one long file per game is their convention
     "lotr_sim/rules.py", "carcassonne_sim/kernels.py", "loveletter_sim/kernels.py", "loveletter_sim/dp.py",
 }
-# Circles left to undo (the test fails once one is gone: then drop it from here). An agent's spec validates and
-# packs the trained networks a configuration names (playout_nets), which reading a configuration needs specs for;
-# two games' kernels modules re-export their learning interface, written beside them, to stay the game's one
-# compiled namespace (Game.kernels).
-KNOWN_CIRCLES = {
-    frozenset({"agents.learning", "agents.learning.checkpoint", "agents.learning.learner",
-               "agents.learning.playout_nets", "agents.setup", "agents.specs"}),
-    frozenset({"carcassonne_sim.encoding", "carcassonne_sim.kernels"}),
-    frozenset({"loveletter_sim.dp_player", "loveletter_sim.dp_playout", "loveletter_sim.encoding",
-               "loveletter_sim.kernels"}),
-}
-KNOWN_LONG = {"agents/search.py"}  # the compiled generic search (MCTS, flat MC, RAVE, playouts), to split by concept
+KNOWN_CIRCLES: set[frozenset[str]] = set()  # circles left to undo (the test fails once one is gone: then drop it)
+KNOWN_LONG: set[str] = set()  # modules over MAX_LINES left to split by concept
 
 
 def modules() -> dict[str, Path]:

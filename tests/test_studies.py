@@ -88,7 +88,7 @@ def all_sections():
 
 def test_the_thesis_experiments_each_have_a_study_file_and_a_section():
     names = {p.stem for p in STUDIES}
-    experiments = {p.experiment for name in gamecore.names() for p in gamecore.load(name).published}
+    experiments = {p.experiment for name in gamecore.names() for p in gamecore.load(name).reproduction.published}
     assert {p.experiment for p in PUBLISHED} | {"loveletter-pairs", "loveletter-openings"} <= experiments
     assert experiments <= names
     assert experiments <= {section.key for section in all_sections()}
@@ -465,7 +465,7 @@ def test_the_best_agent_claim_needs_a_test_against_the_theses_count():
         test = {"win_rate": (low + high) / 2, "wilson_95": [low, high], "games": 10_000, "seed": 2000003}
         validation = {"win_rate": 0.97, "wilson_95": [0.965, 0.975], "games": 10_000, "seed": 1000003}
         best = Measured("best-hard", 7, "rl-rl-rl", False, {"difficulty": "hard"}, {},
-                        Setup.parse("rl-rl-expert-rl-expert"), 0.97, 0.96, 0.98, 2000, 0.0001,
+                        Setup.parse("rl-rl-expert-rl-expert", "lotr"), 0.97, 0.96, 0.98, 2000, 0.0001,
                         chosen={"test": test, "validation": validation})
         return "\n".join(best_markdown(section, StudyRun(spec, [best]), best))
 
@@ -487,7 +487,7 @@ def test_a_best_agent_section_without_a_published_figure_says_so_and_reproduces_
     assert section.published_rows() == []
     test = {"win_rate": 0.95, "wilson_95": [0.946, 0.954], "games": 10_000, "seed": 2000003}
     validation = {"win_rate": 0.96, "wilson_95": [0.95, 0.97], "games": 2_000, "seed": 1000003}
-    best = Measured("search-full-hard", 3, "rule-full", False, dict(spec.options), {}, Setup.parse("rule-full"),
+    best = Measured("search-full-hard", 3, "rule-full", False, dict(spec.options), {}, Setup.parse("rule-full", "lotr"),
                     0.96, 0.93, 0.98, 300, 0.001, chosen={"test": test, "validation": validation})
     text = "\n".join(best_markdown(section, StudyRun(spec, [best]), best))
     assert "no published figure to compare with" in text
@@ -585,7 +585,7 @@ def test_the_sampler_comparison_is_a_section_with_its_figure_when_its_result_is_
     runs = [{"sampler": name, "seed": seed, "search_seconds": 1.0, "validated": [0.5 + step * seed] * 12}
             for name, step in (("tpe", 0.01), ("cmaes", 0.02)) for seed in range(3)]
     (tmp_path / "samplers.json").write_text(json.dumps({
-        "study": "mcts-hpo.toml", "trials": 12, "seeds": 3, "games": 20, "validation_games": 40,
+        "study": "lotr/mcts-hpo.toml", "trials": 12, "seeds": 3, "games": 20, "validation_games": 40,
         "validation_seed": 1000003, "search_seed": 0, "workers": 2, "minutes": 0.5, "runs": runs}))
     lines = sampler_markdown(tmp_path)
     assert "| tpe | 51.0 [50.0, 52.0] | 51.0 [50.0, 52.0] | 51.0 [50.0, 52.0] | 1 |" in lines
@@ -603,7 +603,7 @@ def test_an_interrupted_sampler_comparison_resumes_its_finished_runs_and_refuses
 
     script = Path(__file__).resolve().parent.parent / "benchmarks" / "bench_samplers.py"
     out = tmp_path / "samplers.json"
-    scale = {"study": "mcts-hpo.toml", "trials": 3, "games": 5, "validation_games": 7, "validation_seed": 1000003,
+    scale = {"study": "lotr/mcts-hpo.toml", "trials": 3, "games": 5, "validation_games": 7, "validation_seed": 1000003,
              "search_seed": 0}
     kept = {"sampler": "random", "seed": 0, "search_seconds": 1.0, "validated": [0.5, 0.5, 0.5]}
     out.write_text(json.dumps({**scale, "seeds": 1, "workers": 1, "minutes": 0.1, "runs": [kept]}))

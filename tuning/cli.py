@@ -59,7 +59,7 @@ def _games_help() -> str:
              + "COMMAND):"]
     for name in gamecore.names():
         try:
-            own = gamecore.load(name).commands
+            own = gamecore.load(name).command_line.commands
         except SpecError as error:  # a broken plug-in is named, not a traceback of every command
             lines.append(f"  {name}: does not load ({error})")
             continue
@@ -204,7 +204,7 @@ def build_parser(game_name: str | None = None, prog: str | None = None) -> argpa
 def _add_game_commands(commands, name: str, prog: str, with_arguments: bool) -> None:
     """``<prog> <name> <command>``: the game's own commands; their arguments only when the game is the one asked
     for (the others' modules stay unimported)."""
-    own = gamecore.load(name).commands
+    own = gamecore.load(name).command_line.commands
     listed = ", ".join(command.name for command in own) or "none"
     of_game = commands.add_parser(
         name, help=f"{name}'s own commands: {listed}",
@@ -383,10 +383,10 @@ def _play(parser, args) -> int:
     from agents.play import play_traced_game
 
     setup = setup_of(parser, args)
-    draw = setup.game.draw
+    draw = setup.game.command_line.draw
     if args.png and not draw:
         parser.error(f"--png: {setup.game} has no picture; games that draw: "
-                     f"{', '.join(name for name in gamecore.names() if gamecore.load(name).draw) or 'none'}")
+                     f"{', '.join(name for name in gamecore.names() if gamecore.load(name).command_line.draw) or 'none'}")
     try:
         game = play_traced_game(setup, args.seed, **options_of(parser, args, setup))
     except SpecError as error:

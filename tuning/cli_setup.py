@@ -65,7 +65,7 @@ def shorthands() -> list[tuple[str, Param]]:
 
 def setup_of(parser: argparse.ArgumentParser, args):
     """The setup named by --policy, --setup and/or --config, with --set applied; one-line errors."""
-    from agents.setup import Setup, parse_assignment
+    from agents.setup import FILE_DEFAULT_GAME, Setup, parse_assignment
 
     if args.policy and (args.setup or args.config):
         parser.error("give --policy alone, or --setup and/or --config")
@@ -75,8 +75,9 @@ def setup_of(parser: argparse.ArgumentParser, args):
             data = Setup.read_mapping(args.config)
             if args.setup:
                 data["setup"] = args.setup
-            if args.game and data.get("game", DEFAULT_GAME) != args.game:
-                raise SpecError(f"{args.config}: game = {data.get('game', DEFAULT_GAME)!r}, not --game {args.game!r}")
+            if args.game and data.get("game", FILE_DEFAULT_GAME) != args.game:
+                raise SpecError(f"{args.config}: game = {data.get('game', FILE_DEFAULT_GAME)!r}, not --game "
+                                f"{args.game!r}")
             setup = Setup.from_mapping(data, source=args.config, folder=Path(args.config).parent)
         elif args.setup:
             setup = Setup.parse(args.setup, game.name)
@@ -87,7 +88,8 @@ def setup_of(parser: argparse.ArgumentParser, args):
         if args.opponent:
             if not setup.game.by_seat:
                 raise SpecError(f"--opponent: {setup.game} has no seats; its roles are {', '.join(setup.roles)}")
-            setup = Setup(setup.agents[0], AgentSpec.make(args.opponent, "--opponent", setup.game), game=setup.game)
+            setup = Setup(setup.agents[0], AgentSpec.make(args.opponent, "--opponent", game=setup.game),
+                          game=setup.game)
         setup = setup.with_params(dict(parse_assignment(text) for text in args.set))
     except SpecError as error:
         parser.error(str(error))

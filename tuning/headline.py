@@ -3,7 +3,7 @@ studies' records and exports, so that none of them can go stale.
 
 ``HEADLINES`` declares the rows: which study's figure (its chosen trial's test figure, or one trial of a
 comparison, picked by its setup and game options), which published row it stands beside (selected from the
-game's ``Game.published`` by its fields), and whether the two are comparable and why. ``headline_lines(runs)``
+game's ``Game.reproduction.published`` by its fields), and whether the two are comparable and why. ``headline_lines(runs)``
 writes the table from the studies as ``lotr report`` reads them (``tuning.study_results``): a row whose study
 is not among them is left out, one whose study has no record says so. ``lotr report`` puts it at the top of
 ``docs/results.md`` and copies it into ``README.md`` between the markers ``README_BEGIN`` and ``README_END``
@@ -88,7 +88,7 @@ def published_row(run: StudyRun, row: Headline) -> Published | None:
     ValueError when it matches none or several: the declaration is wrong."""
     if not row.published:
         return None
-    found = [p for p in run.spec.game.published if all(published_field(p, k) == v for k, v in row.published.items())]
+    found = [p for p in run.spec.game.reproduction.published if all(published_field(p, k) == v for k, v in row.published.items())]
     if len(found) != 1:
         raise ValueError(f"headline {row.agent!r}: {len(found)} published rows match {row.published}")
     return found[0]

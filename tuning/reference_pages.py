@@ -48,7 +48,7 @@ TOP_MEANINGS = {  # every key of TOP_KEYS that is not a section of SECTIONS: (re
 
 REPORT_MEANINGS = {  # every key of tuning.report_keys.REPORT_KEYS
     "kind": "how the section is written: one of the kinds below",
-    "section": "the section's key: the published experiment its rows are compared with (the game's `Game.published`)",
+    "section": "the section's key: the published experiment its rows are compared with (the game's `Game.reproduction.published`)",
     "title": "the section's title",
     "order": "where the section stands among the others (smaller first)",
     "note": "text printed under the section (measurements made beside the study)",
@@ -62,7 +62,7 @@ REPORT_MEANINGS = {  # every key of tuning.report_keys.REPORT_KEYS
     "figure": "the figure drawn under the table",
     "values": "per study, per setup: constant columns",
     "curves": "draw the learning curves of its trained trials",
-    "reference": "a reference column of the game's (`Game.report_references`) beside the published one",
+    "reference": "a reference column of the game's (`Game.reproduction.references`) beside the published one",
     "config": "the export of the study's chosen trial (a path from the repository's root)",
     "bounds": "an ORACLE setup's label and the published setup it bounds",
     "pairs": "pairs of setups compared game by game on the same deals",

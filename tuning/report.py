@@ -144,7 +144,7 @@ def write_report(study_files: list[Path], out: Path, root: Path = Path(".")) -> 
     lines = header(runs, report_sections)
     lines[2:2] = headline  # the headline table opens the report (tuning.headline)
     for game in dict.fromkeys(run.spec.game for run in runs.values()):  # each game's own preamble, once
-        lines += imported(game.report_preamble)(folder) if game.report_preamble else []
+        lines += imported(game.reproduction.preamble)(folder) if game.reproduction.preamble else []
     for section in report_sections:
         lines += section_lines(section, runs, folder / "figures")
     if curves := curves_figure(runs, folder / "figures"):

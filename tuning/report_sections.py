@@ -27,7 +27,7 @@ class Section:
     """One experiment of the report, from the ``[report]`` tables of its studies (``tuning.study_file``)."""
 
     key: str  # the published experiment its rows are compared with
-    game: Game  # the game of its studies, whose published results (Game.published) it compares with
+    game: Game  # the game of its studies, whose published results (Game.reproduction.published) it compares with
     title: str
     order: int
     studies: tuple[str, ...]
@@ -39,13 +39,13 @@ class Section:
     detail: str | None = None  # a column showing what best_per chose
     figure: dict | None = None
     curves: bool = False
-    reference: str = ""  # a reference column of the game's (Game.report_references) set beside the published one
+    reference: str = ""  # a reference column of the game's (Game.reproduction.references) set beside the published one
     config: str | None = None  # the exported configuration (the best-agent section)
     note: str = ""  # text under the section
     values: dict = field(default_factory=dict)  # per study, per setup: constant columns
     bounds: dict = field(default_factory=dict)  # an ORACLE setup's label -> the published setup it bounds
     pairs: tuple = ()  # (setup, setup) rows compared game by game on the same deals
-    as_published: bool = False  # setups shown as the published setup they reproduce (Game.report_label)
+    as_published: bool = False  # setups shown as the published setup they reproduce (Game.reproduction.label)
     beside: str = ""  # another section whose trial of the same row is shown beside ours
     kind: str = REPORT_KIND  # how it is written (tuning.report.RENDERERS)
     margin: float = MARGIN  # the equivalence margin, points of win rate ([report] margin, declared before the run)
@@ -54,14 +54,14 @@ class Section:
         """A trial's row key: its values in this section's columns (``values``: the constant columns of the
         section the trial comes from, this one's by default)."""
         values = self.values if values is None else values
-        return tuple(imported(self.game.report_label)(m.label) if name == "setup" and self.as_published
+        return tuple(imported(self.game.reproduction.label)(m.label) if name == "setup" and self.as_published
                      else column_of(m, name, values.get(m.study, {})) for name in self.columns)
 
     def theirs(self, p: Published) -> tuple:
         return tuple(published_column(p, name) for name in self.columns)
 
     def published_rows(self) -> list[Published]:
-        return [p for p in self.game.published if self.compares(p)]
+        return [p for p in self.game.reproduction.published if self.compares(p)]
 
     def compares(self, p: Published) -> bool:
         """Whether a published row belongs to this section."""
@@ -131,7 +131,7 @@ def sections(runs: dict[str, StudyRun]) -> list[Section]:
         found.append(Section(
             key=key, game=specs[0].game, title=table.get("title", key), order=table.get("order", 0),
             studies=tuple(spec.name for spec in specs), columns=tuple(table.get("columns", ("setup",))),
-            reason=specs[0].game.report_reasons.get(table.get("reason", ""), table.get("reason", "")),
+            reason=specs[0].game.reproduction.reasons.get(table.get("reason", ""), table.get("reason", "")),
             published=table.get("published", {}),
             exclude=table.get("exclude", {}), best_per=tuple(table.get("best_per", ())), detail=table.get("detail"),
             figure=table.get("figure"), curves=any(spec.report.get("curves") for spec in specs),

@@ -145,7 +145,7 @@ def section_markdown(section: Section, runs: dict[str, StudyRun]) -> list[str]:
     extra += ([f"best {section.detail}"] if section.detail else []) + ["ms/game"]
     extra += ["training s"] if any(m.training_seconds for m in trials) else []
     if section.reference:
-        reference_title, reference = section.game.report_references[section.reference]
+        reference_title, reference = section.game.reproduction.references[section.reference]
         extra.append(reference_title)
     if section.beside:
         others = {section.ours(m, other.values): m for other in sections(runs) if other.key == section.beside
@@ -210,7 +210,7 @@ def bounds_markdown(section: Section, trials: list[Measured]) -> list[str]:
              "the bound |"), "|---|---|---|---|---|---|"]
     for m in sorted(trials, key=lambda m: (m.label, sorted(m.options.items()), m.value("budget") or 0)):
         bounded = section.bounds.get(m.label)
-        rows = [p for p in section.game.published if p.label == bounded and not math.isnan(p.win_rate)
+        rows = [p for p in section.game.reproduction.published if p.label == bounded and not math.isnan(p.win_rate)
                 and all(m.options.get(k) == v for k, v in p.options.items())]
         above = [p for p in rows if p.win_rate - (p.interval or 0.0) > 100 * m.high]
         named = ", ".join(f"{p.win_rate:g} ({p.source}{_row_params(p)})" for p in above)
@@ -258,10 +258,10 @@ def measures_verdict(measures: tuple[str, ...], metrics: dict, seat: str, games:
 
 def seats_markdown(section: Section, trials: list[Measured]) -> list[str]:
     """A two-player section whose published rows give each seat's win rate and measures: one row per setup and
-    seat of its first agent, ours beside theirs (the agent's measures, ``Game.seat_measures``; its opponent's
+    seat of its first agent, ours beside theirs (the agent's measures, ``Game.reproduction.seat_measures``; its opponent's
     after /)."""
     by_label = {p.label: p for p in section.published_rows()}
-    measures = section.game.seat_measures
+    measures = section.game.reproduction.seat_measures
     header = ["setup", "seat", "ours: win % [95% CI] (games)", "published win %", *COMPARISON_HEADER, "verdict",
               f"ours: {', '.join(measures)} / opponent's", "published", "measures", "s/game"]
     rows = [(m, seat, counts, by_label.get(m.label)) for m in sorted(trials, key=lambda m: m.label)

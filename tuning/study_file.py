@@ -3,7 +3,7 @@
 ::
 
     name = "mcts-hpo"                  # the Optuna study and (by default) the MLflow experiment
-    game = "lotr"                      # optional: the game (default: gamecore.DEFAULT_GAME)
+    game = "lotr"                      # optional: the game (default: lotr, agents.setup.FILE_DEFAULT_GAME)
     setup = "random-mcts-mcts"         # the setup every trial starts from (short form)
     difficulty = "hard"                # a game option may be given here, for short (LOTR's difficulty) ...
 
@@ -59,7 +59,7 @@
 
     [report]                           # optional: the study's section of lotr report (tuning.report)
     kind = "table"                     # table | seats | margins | bounds | best | pareto (REPORT_KINDS: its keys)
-    section = "mcts-setups"            # the published experiment it is compared with (the game's Game.published)
+    section = "mcts-setups"            # the published experiment it is compared with (the game's Game.reproduction.published)
     title = "MCTS setups at budget 40 (Table 6.2)"
     columns = ["setup", "difficulty"]  # a row's key: setup, difficulty, search, study, or a parameter
     note = "..."                       # optional: text printed under the section (measurements made beside it)
@@ -110,7 +110,7 @@ from typing import Any
 import gamecore
 from agents.evaluation import SEATS
 from agents.executors import EXECUTORS
-from agents.setup import Setup
+from agents.setup import FILE_DEFAULT_GAME, Setup
 from agents.specs import SpecError
 from gamecore.interface import Game
 from gamecore.moved import MOVED_TABLE, moved_message
@@ -204,7 +204,7 @@ def parse_study(data: dict, source: str = "study", limits: bool = True) -> Study
         raise SpecError(f"{source}: [holdout] is now [validation] (top_k, games, seed: where the best is chosen) and "
                         "[test] (games, seed: where it is reported); rename it and add [test] with a fresh seed")
     try:
-        game = gamecore.load(data.get("game", gamecore.DEFAULT_GAME))
+        game = gamecore.load(data.get("game", FILE_DEFAULT_GAME))
     except SpecError as error:
         raise SpecError(f"{source}: game: {error}") from None
     option_names = [p.name for p in game.options]

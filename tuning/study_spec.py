@@ -8,7 +8,6 @@ import functools
 from dataclasses import dataclass, field
 from typing import Any
 
-import gamecore
 from agents.evaluation import sides
 from agents.setup import Setup
 from gamecore.interface import Game
@@ -26,6 +25,7 @@ class StudySpec:
     """A validated study file."""
 
     name: str
+    game: Game
     setup: Setup  # the first searched setup (with the fixed values it has) when setup is searched
     space: tuple[Domain, ...]
     metrics: tuple[str, ...]
@@ -50,7 +50,6 @@ class StudySpec:
     source: str = "study"
     fixed: tuple[tuple[str, Any], ...] = ()
     liveness: Liveness = field(default_factory=Liveness)
-    game: Game = None  # type: ignore[assignment]  # None: the default game
     options: tuple[tuple[str, Any], ...] = ()  # the game's options that are not searched, defaults filled in
     report: dict = field(default_factory=dict, compare=False)  # its [report] table
     seat: str = "both"  # a two-player game: the seat(s) of the evaluated agent (first, second, both)
@@ -58,9 +57,6 @@ class StudySpec:
     executor: str = "local"  # where a trial's, the validation's and the test's games run: local | ray
     ray_address: str | None = None  # executor ray: the cluster (None: a local Ray instance)
     training_setup: str = ""  # the setup the networks train in ("": the trial's own)
-
-    def __post_init__(self):
-        object.__setattr__(self, "game", gamecore.load(self.game or gamecore.DEFAULT_GAME))
 
     @functools.cached_property
     def setups(self) -> tuple[Setup, ...]:

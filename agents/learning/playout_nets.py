@@ -1,22 +1,24 @@
-"""An agent configuration's trained roles as the blocks a game packs into its compiled playouts' net table
-(``Game.playout_nets``; LOTR's ``lotr_sim.nets.pack``)."""
+"""A setup's trained agents as the blocks a game packs into its compiled playouts' net table
+(``Game.learning.playout_nets``; LOTR's ``lotr_sim.nets.pack``), read from the configuration an agent's ``playout_nets`` names
+(``agents.setup.net_table``)."""
 
 from __future__ import annotations
+
+from collections.abc import Iterable
 
 import numpy as np
 
 from agents.learning import make_learner
-from agents.setup import Setup
-from agents.specs import SpecError
+from agents.specs import AgentSpec, SpecError
 
 
-def trained_networks(path: str) -> dict[int, tuple[str, int, list[np.ndarray], list[np.ndarray] | None]]:
-    """``{role index: (algo, encoding, acting layers, critic layers or None)}`` of the trained roles of the
-    configuration file ``path``: the acting network (Q, or the actor) and the critic where there is one;
+def trained_networks(agents: Iterable[tuple[str, AgentSpec]]
+                     ) -> dict[int, tuple[str, int, list[np.ndarray], list[np.ndarray] | None]]:
+    """``{role index: (algo, encoding, acting layers, critic layers or None)}`` of the trained agents of a setup's
+    ``(role, agent)`` pairs in role order: the acting network (Q, or the actor) and the critic where there is one;
     SpecError (one line) if it has none or a weights file does not fit its role."""
-    setup = Setup.load(path)
     blocks = {}
-    for index, (role, spec) in enumerate(zip(setup.roles, setup.agents)):
+    for index, (role, spec) in enumerate(agents):
         if not spec.kind.trained:
             continue
         if not spec["weights"]:

@@ -124,7 +124,7 @@ def _after_last(choice: dict) -> dict:
 
 
 def train(
-    setup: Setup | str,
+    setup: Setup,
     options: dict | None = None,
     episodes: int = 10_000,
     seed: int = 0,
@@ -140,7 +140,6 @@ def train(
     ``on_window(episodes, moving win rate)`` is called every ``window`` finished episodes; an
     exception it raises (a tuning pruner's) stops the training and propagates. Ctrl-C or SIGTERM
     writes the checkpoints so far and raises ``Interrupted`` with the partial TrainingResult."""
-    setup = Setup.parse(setup) if isinstance(setup, str) else setup
     roles = trained_roles(setup)
     options = setup.game.check_options(dict(options or {}), "options")  # a clear error before any work
     if episodes < 1 or envs < 1 or window < 1:

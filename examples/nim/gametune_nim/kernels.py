@@ -1,20 +1,22 @@
-"""Nim's compiled interface (``gamecore.interface``)."""
+"""Nim's compiled rules (``gamecore.contract``): its state, deal, moves, policies, encoder and action space.
+
+The rest of the contract is gamecore's: the two-player kernels over the state's first two fields
+(``gamecore.two_player``), the search's plumbing over ``legal_actions``, and ``determinize`` (Nim hides nothing).
+"""
 
 import numpy as np
 
-from gamecore.jit import allocating, kernel
+from gamecore.jit import kernel
 from gamecore.rng import below, mix64
+from gamecore.two_player import HEADER, NOBODY, TO_MOVE, WINNER
 
-PILE, TO_MOVE, WINNER, MOVES, MAX_TAKE = range(5)
-STATE_SIZE = 5
-ACTION_SIZE = 1
-N_PLAYERS = 2
-N_ROLES = 2
-ROLES_BY_SEAT = True
+PILE, MOVES, MAX_TAKE = range(HEADER, HEADER + 3)
+STATE_SIZE = HEADER + 3
+ACTION_SIZE = 1  # the stones taken
 N_RECORD = 1  # moves played
-MAX_CANDIDATES = 64
-OK = 0
-ILLEGAL = 1
+MOST_TAKE = 100  # the largest max_take option: the most legal actions, and the direct space's size
+MAX_CANDIDATES = MOST_TAKE
+OK, ILLEGAL = 0, 1  # apply's codes
 DEALT_PILES = (10, 30)  # a pile drawn from the seed lies in this range
 RANDOM, OPTIMAL = 0, 1
 
@@ -25,27 +27,7 @@ def deal_game(S, seed, options):
     pile = options[0]
     if pile == 0:
         pile = DEALT_PILES[0] + np.int64(mix64(seed) % np.uint64(DEALT_PILES[1] - DEALT_PILES[0] + 1))
-    S[PILE], S[TO_MOVE], S[WINNER], S[MOVES], S[MAX_TAKE] = pile, 0, -1, 0, options[1]
-
-
-@kernel
-def is_over(S):
-    return S[PILE] == 0
-
-
-@kernel
-def to_move(S):
-    return S[TO_MOVE]
-
-
-@kernel
-def role(S):
-    return S[TO_MOVE]
-
-
-@kernel
-def reward(S, player):
-    return 1.0 if S[WINNER] == player else 0.0
+    S[TO_MOVE], S[WINNER], S[PILE], S[MOVES], S[MAX_TAKE] = 0, NOBODY, pile, 0, options[1]
 
 
 @kernel
@@ -54,19 +36,16 @@ def record(S, out):
 
 
 @kernel
-def copy(dst, src):
-    for i in range(STATE_SIZE):
-        dst[i] = src[i]
-
-
-@kernel
-def determinize(S, player, rs):
-    return
-
-
-@kernel
 def most(S):
+    """The most stones the player to move may take."""
     return min(S[MAX_TAKE], S[PILE])
+
+
+@kernel
+def legal_actions(S, acts):
+    for take in range(1, most(S) + 1):
+        acts[take - 1, 0] = take
+    return most(S)
 
 
 @kernel
@@ -91,59 +70,8 @@ def playout_action(S, policy, rs, act, scratch):
     act[0] = winning if policy == OPTIMAL and winning != 0 else 1 + below(rs, most(S))
 
 
-@kernel
-def root_candidates(S, row, rs, keys, attempts, scratch, err):
-    n = min(most(S), keys.shape[0])
-    for i in range(n):
-        keys[i, 0], keys[i, 1] = i + 1, 0
-    return n
-
-
-@kernel
-def action_key(S, act):
-    return act[0], np.int64(0)
-
-
-@kernel
-def key_action(k0, k1, act):
-    act[0] = k0
-
-
-@kernel
-def key_matches(S, k0, k1):
-    return True
-
-
-@kernel
-def is_candidate(S, act, row, scratch, err):
-    return 1 <= act[0] <= most(S)
-
-
-@kernel
-def canonicalize(S, act):
-    return
-
-
-@kernel
-def reduced_out(S, act, row):
-    return False
-
-
-@allocating
-def workspace():
-    return (np.empty(1, np.int64),)
-
-
-@kernel
-def sample_candidate(S, rs, act, ws, scratch, err):
-    act[0] = 1 + below(rs, most(S))
-    return True
-
-
 PILE_BITS, TAKE_BITS = 14, 7  # the largest pile option, 10,000, and take, 100, in binary
 ENCODING_SIZE = PILE_BITS + TAKE_BITS + 1
-MOST_TAKE = 100  # the largest max_take option: the direct space's size
-DECODE_WORK = 0
 
 
 @kernel
