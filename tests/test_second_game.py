@@ -2,8 +2,10 @@
 entry point) plugs in, and the agents, the two-player evaluation and a TPE study run on it unchanged."""
 
 import json
+import os
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import optuna
@@ -145,3 +147,25 @@ def test_a_two_trial_tpe_study_tunes_mcts_on_nim(in_tmp):
     assert exported.first["budget"] == study.trials[result.selection["trial"]].params["first.budget"]
     metadata = Setup.read_mapping(result.exported)["metadata"]  # each seat's figure, for the report
     assert metadata["test_seats"] == result.selection["test"]["seats"] and "seats" in result.selection["test"]
+
+
+def test_a_broken_plug_in_is_named_and_the_other_games_still_play(tmp_path):
+    """An installed game whose entry point does not load: `--help` names it with why, the other games' commands run,
+    and asking for it is one line (no traceback)."""
+    info = tmp_path / "broken_game-0.1.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: broken-game\nVersion: 0.1\n")
+    (info / "entry_points.txt").write_text("[gametune.games]\nbroken = no_such_module.game:GAME\n")
+    env = {**os.environ, "PYTHONPATH": f"{tmp_path}:{Path(__file__).resolve().parent.parent}"}
+
+    def gametune(*args):
+        return subprocess.run([sys.executable, "-m", "tuning.cli", *args], cwd=tmp_path, env=env,
+                              capture_output=True, text=True, timeout=300, check=False)
+
+    helped = gametune("--help")
+    assert helped.returncode == 0 and "broken: does not load (game broken: its entry point" in helped.stdout
+    played = gametune("eval", "--game", "nim", "--policy", "random", "--games", "10")
+    assert played.returncode == 0, played.stderr
+    asked = gametune("eval", "--game", "broken", "--policy", "random")
+    assert asked.returncode == 2 and "Traceback" not in asked.stderr
+    assert asked.stderr.strip().splitlines()[-1].endswith("No module named 'no_such_module'")

@@ -21,10 +21,10 @@ from agents.evaluation import SEATS
 from agents.executors import EXECUTORS
 from agents.interruption import Interrupted, stop_signals
 from agents.specs import SpecError, agent_names
-from gamecore.interface import imported
+from gamecore.interface import Game, imported
 from gamecore.params import LIMITS, NO_LIMITS, over_cap, positive_int, seed_int
 from gamecore.redaction import redact
-from tuning.cli_setup import add_setup_arguments, options_of, setup_of
+from tuning.cli_setup import add_setup_arguments, loadable_games, options_of, setup_of
 from tuning.storage_url import STORAGE_FORMS
 
 PROGRAMS = ("gametune", "lotr")  # the tool's name, then the alias every existing command uses
@@ -196,15 +196,15 @@ def build_parser(game_name: str | None = None, prog: str | None = None) -> argpa
         report.add_argument("--root", default=".", help="folder of the studies' default local stores (default: here)")
         report.add_argument("--out", default="docs/results.md", help="the report; its figures go to figures/ beside it")
         report.set_defaults(handler=_report, command_parser=report)
-    for name in gamecore.names():  # <prog> <game> <command>: a game's own commands (only the named game's loaded)
-        _add_game_commands(commands, name, prog, with_arguments=name == game_name)
+    for game in loadable_games():  # <prog> <game> <command>: a game's own commands (only the named game's parsed)
+        _add_game_commands(commands, game, prog, with_arguments=game.name == game_name)
     return parser
 
 
-def _add_game_commands(commands, name: str, prog: str, with_arguments: bool) -> None:
-    """``<prog> <name> <command>``: the game's own commands; their arguments only when the game is the one asked
+def _add_game_commands(commands, game: Game, prog: str, with_arguments: bool) -> None:
+    """``<prog> <game> <command>``: the game's own commands; their arguments only when the game is the one asked
     for (the others' modules stay unimported)."""
-    own = gamecore.load(name).command_line.commands
+    name, own = game.name, game.command_line.commands
     listed = ", ".join(command.name for command in own) or "none"
     of_game = commands.add_parser(
         name, help=f"{name}'s own commands: {listed}",
@@ -349,7 +349,7 @@ def _agents(parser, args) -> int:
 def _warm_up(parser, args) -> int:
     from agents.warm_up import report_warm_up
 
-    seconds = report_warm_up(args.game or list(gamecore.names()), args.workers, print)
+    seconds = report_warm_up(args.game or [game.name for game in loadable_games()], args.workers, print)
     print(f"compiled in {seconds:.0f} s: the next commands start at once")
     return 0
 
@@ -386,7 +386,7 @@ def _play(parser, args) -> int:
     draw = setup.game.command_line.draw
     if args.png and not draw:
         parser.error(f"--png: {setup.game} has no picture; games that draw: "
-                     f"{', '.join(name for name in gamecore.names() if gamecore.load(name).command_line.draw) or 'none'}")
+                     f"{', '.join(game.name for game in loadable_games() if game.command_line.draw) or 'none'}")
     try:
         game = play_traced_game(setup, args.seed, **options_of(parser, args, setup))
     except SpecError as error:

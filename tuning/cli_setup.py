@@ -11,6 +11,7 @@ from pathlib import Path
 import gamecore
 from agents.specs import AgentSpec, SpecError, agent_names
 from gamecore import DEFAULT_GAME
+from gamecore.interface import Game
 from gamecore.params import Param
 
 
@@ -32,7 +33,7 @@ def add_setup_arguments(command: argparse.ArgumentParser) -> None:
         "random-mcts-mcts; a two-player game: the evaluated agent then its opponent, e.g. mcts-random",
     )
     command.add_argument("--policy", help="the same agent in every role: one of the game's agents ("
-                         + "; ".join(f"{name}: {', '.join(agent_names(name))}" for name in gamecore.names()) + ")")
+                         + "; ".join(f"{game.name}: {', '.join(agent_names(game))}" for game in loadable_games()) + ")")
     command.add_argument("--opponent", help="two-player games: the second seat's agent (the setup's is the first's)")
     command.add_argument("--config", help="an agent configuration file (TOML or JSON), e.g. an exported best.toml")
     command.add_argument(
@@ -56,11 +57,23 @@ def add_setup_arguments(command: argparse.ArgumentParser) -> None:
 def shorthands() -> list[tuple[str, Param]]:
     """The game options that the command line also takes as ``--<name>`` (the first game declaring a name)."""
     found: dict[str, tuple[str, Param]] = {}
-    for name in gamecore.names():
-        for option in gamecore.load(name).options:
+    for game in loadable_games():
+        for option in game.options:
             if option.shorthand:
-                found.setdefault(option.name, (name, option))
+                found.setdefault(option.name, (game.name, option))
     return list(found.values())
+
+
+def loadable_games() -> list[Game]:
+    """Every installed game that loads: a broken plug-in is left out here (``--help`` names it and why), so that it
+    does not stop the command line for the other games."""
+    games = []
+    for name in gamecore.names():
+        try:
+            games.append(gamecore.load(name))
+        except SpecError:
+            continue
+    return games
 
 
 def setup_of(parser: argparse.ArgumentParser, args):
