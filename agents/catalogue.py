@@ -24,7 +24,7 @@ def catalogue(game: Game | str, agent: str | None = None) -> str:
     if not kind.params:
         return "\n".join([*lines, "  no parameters"])
     rows = [("parameter", "type", "default", "valid values", "meaning")]
-    rows += [(p.name, p.type.__name__, _shown(p.default), p.valid(), p.help) for p in kind.params]
+    rows += [(p.name, p.type.__name__, shown(p.default), p.valid(), p.help) for p in kind.params]
     widths = [max(len(row[i]) for row in rows) for i in range(4)]
     for row in rows:
         lines.append("  " + "  ".join(cell.ljust(width) for cell, width in zip(row, widths)) + "  " + row[4])
@@ -37,7 +37,8 @@ def _summary(kind: AgentKind) -> str:
     return f"{kind.help or kind.name}{where}"
 
 
-def _shown(value: object) -> str:
+def shown(value: object) -> str:
+    """A parameter's default as ``gametune agents`` shows it."""
     if isinstance(value, bool):
         return str(value).lower()
     if value == "" or value is None:

@@ -216,18 +216,9 @@ def study_file_reference() -> str:
     return "\n".join(lines)
 
 
-def _shown(value: Any) -> str:
-    """A parameter's default as ``gametune agents`` shows it."""
-    if isinstance(value, bool):
-        return str(value).lower()
-    if value == "" or value is None:
-        return '""'
-    return f"{value:g}" if isinstance(value, float) else str(value)
-
-
 def agent_parameters_page() -> str:
     """Every agent of every game shipped here with its parameters: type, default, valid values and meaning."""
-    from agents.catalogue import catalogue
+    from agents.catalogue import catalogue, shown
     from agents.specs import agent_kinds
 
     lines = ["# Agent parameters", "",
@@ -247,7 +238,7 @@ def agent_parameters_page() -> str:
                 lines += ["No parameters.", ""]
                 continue
             lines += ["| parameter | type | default | valid values | meaning |", "|---|---|---|---|---|"]
-            lines += [f"| `{p.name}` | {p.type.__name__} | `{_shown(p.default)}` | {_cell(p.valid())} | "
+            lines += [f"| `{p.name}` | {p.type.__name__} | `{shown(p.default)}` | {_cell(p.valid())} | "
                       f"{_cell(p.help or '-')} |" for p in kind.params]
             lines.append("")
     return "\n".join(lines)
