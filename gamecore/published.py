@@ -18,3 +18,4 @@ class Published:
     games: int | None  # games behind the figure, if stated
     params: dict = field(default_factory=dict)  # the row's parameters (a two-player game: "counts" of each seat)
     note: str = ""
+    maximum: str = ""  # what the figure is the best of, when it is (a training's best window): shown, not tested

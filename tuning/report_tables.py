@@ -34,6 +34,7 @@ def judged(pairs: list[tuple[Measured | None, Published | None]], margin: float
     judgements = judge(comparisons, margin)
     rows = [(["-"] * len(COMPARISON_HEADER) if j is None else j.cells(c),
              "*not run*" if m is None else "no published value" if p is None
+             else f"*descriptive*: theirs is {p.maximum}" if p.maximum
              else "no published count" if j is None else j.verdict)
             for (m, p), c, j in zip(pairs, comparisons, judgements)]
     return rows, judgements
@@ -343,6 +344,9 @@ def best_markdown(section: Section, run: StudyRun, best: Measured | None) -> lis
             for (seat, (counts, _)), claim in zip(claims.items(), _claims(
                 [None if mark is None else Comparison(counts["wins"], counts["games"], *mark)
                  for counts, mark in claims.values()], f"{thesis.label}'s", thesis.source)))
+    elif thesis.maximum:
+        comparison = (f"beside the thesis's best, {theirs_cell(thesis)}, which is {thesis.maximum}: shown, not "
+                      "tested (a maximum is no sample of games)")
     else:
         [claim] = _claims([compare(round(win * games), games, thesis)], "the thesis's best", thesis.source)
         comparison = f"against the thesis's best, {theirs_cell(thesis)}: {claim}"

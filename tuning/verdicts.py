@@ -103,8 +103,9 @@ def published_count(rate: float, half_width: float | None, games: int | None) ->
 
 def compare(wins: int, games: int, published: Published) -> Comparison | None:
     """Our ``wins`` of ``games`` against a published row (its exact count where the row gives one); None when the
-    row has no rate or neither games nor an interval."""
-    if math.isnan(published.win_rate) or games <= 0:
+    row has no rate, neither games nor an interval, or is a maximum (the best of many figures is no binomial
+    sample: it is shown beside ours, not tested)."""
+    if math.isnan(published.win_rate) or games <= 0 or published.maximum:
         return None
     count = published_count(published.win_rate, published.interval, published.games)
     if count is None:
@@ -171,4 +172,6 @@ def note(margin: float) -> str:
             f"{100 * ALPHA:.0f}% (the difference's interval is printed at the level Holm gave the row; it excludes 0 "
             "exactly where the row differs), *equivalent, small difference* where both hold, *inconclusive* where "
             "neither does. A table agrees only if every compared row is equivalent. Published games marked "
-            "*implied* are those its normal half-width implies (z^2 p (1 - p) / h^2).")
+            "*implied* are those its normal half-width implies (z^2 p (1 - p) / h^2). A published figure that is a "
+            "maximum (the best window of many trainings) is *descriptive*: shown beside ours, not tested as if it "
+            "were a sample of games.")
