@@ -182,7 +182,7 @@ def build_parser(game_name: str | None = None, prog: str | None = None) -> argpa
     agents.add_argument("game_name", metavar="GAME", choices=gamecore.names(), help="the game")
     agents.add_argument("agent", nargs="?", help="one of its agents: its parameters")
     agents.set_defaults(handler=_agents, command_parser=agents)
-    warm_up = commands.add_parser("warm-up", help="compile every game's code ahead (the install runs it): the "
+    warm_up = commands.add_parser("warm-up", help="compile every game's code ahead (run it once after the install): the "
                                   "first play, eval or study then starts at once")
     warm_up.add_argument("--game", action="append", choices=gamecore.names(),
                          help="only this game (repeatable; default: every game)")
@@ -290,16 +290,20 @@ def _tune_retest(parser, args) -> int:
 def _tune_init(parser, args) -> int:
     from gamecore.atomic import write_atomically
     from tuning.study_template import study_template
+    from tuning.test_seeds import fresh_test_seed
 
     try:
         text = study_template(args.game, args.setup)
+        out = Path(args.out or f"{tomllib.loads(text)['name']}.toml")
+        if out.exists():
+            parser.error(f"--out {out}: exists; give another file (a study file is never overwritten)")
+        if not out.parent.is_dir():
+            parser.error(f"--out {out}: no folder {out.parent}; create it first")
+        wanted = tomllib.loads(text)["test"]["seed"]
+        if (seed := fresh_test_seed(out, wanted)) != wanted:  # a seed its ledger gives to no claim yet
+            text = study_template(args.game, args.setup, test_seed=seed)
     except SpecError as error:
         parser.error(str(error))
-    out = Path(args.out or f"{tomllib.loads(text)['name']}.toml")
-    if out.exists():
-        parser.error(f"--out {out}: exists; give another file (a study file is never overwritten)")
-    if not out.parent.is_dir():
-        parser.error(f"--out {out}: no folder {out.parent}; create it first")
     write_atomically(out, text)
     print(f"wrote {out}; check it: {program_name()} tune run {out} --dry-run")
     return 0

@@ -59,9 +59,10 @@ MEANINGS = {  # every key of SECTIONS: what it means (tests/test_tuning.py check
 }
 
 
-def study_template(game_name: str, setup_text: str) -> str:
+def study_template(game_name: str, setup_text: str, test_seed: int | None = None) -> str:
     """A commented study file tuning the agents of ``setup_text`` in ``game_name`` (a two-player game's single agent
-    plays the first seat against the game's first policy); SpecError (one line) for an unknown game or setup."""
+    plays the first seat against the game's first policy), its test on ``test_seed`` (default: the format's);
+    SpecError (one line) for an unknown game or setup."""
     game = gamecore.load(game_name)
     if game.by_seat and setup_text in agent_names(game):
         setup_text = f"{setup_text}-{game.policies[0]}"
@@ -86,6 +87,8 @@ def study_template(game_name: str, setup_text: str) -> str:
             continue
         lines.append(f"[{section}]  # {meaning}")
         for key, default in SECTIONS[section].items():
+            if section == "test" and key == "seed" and test_seed is not None:
+                default = test_seed
             if game.by_seat or key != "seat":
                 shown = f"{key} = {_toml(default)}" if default not in (None, "") else f"# {key} = ..."
                 lines.append(f"{shown}  # {keys[key]}")

@@ -85,12 +85,17 @@ def check_test_seed(spec: StudySpec, reuse_reason: str | None = None) -> None:
     if not uses or reuse_reason or any(e["study"] == spec.name and e["fingerprint"] == mine for e in uses):
         return
     first = uses[0]
-    used = {e["seed"] for e in entries}
-    fresh = next(seed for seed in range(spec.test_seed + 1, spec.test_seed + len(used) + 2) if seed not in used)
+    fresh = fresh_test_seed(spec.source, spec.test_seed)
     whose = "this study before its file changed" if first["study"] == spec.name else f"study {first['study']}"
     raise SpecError(f"{spec.source}: [test] seed = {spec.test_seed} was used by {whose} ({first['date']}: "
                     f"{first['result']}); a test seed serves one claim: choose one not in {path} (e.g. {fresh}), or "
                     "give --reuse-test-seed REASON")
+
+
+def fresh_test_seed(study_file: str | Path, wanted: int) -> int:
+    """``wanted``, or the first seed after it that the ledger governing ``study_file`` has not used."""
+    used = {entry["seed"] for entry in read_ledger(ledger_path(study_file))}
+    return next(seed for seed in range(wanted, wanted + len(used) + 1) if seed not in used)
 
 
 def record_test(spec: StudySpec, result: str, reuse_reason: str | None = None, note: str | None = None) -> None:
