@@ -1,0 +1,120 @@
+"""The test-seed ledger (issue 47, point 4): one test seed serves one claim, in real `gametune` processes."""
+
+import json
+import tomllib
+from pathlib import Path
+
+import pytest
+from conftest import run_cli, run_gametune
+
+from tuning.study_file import load_study, study_files
+from tuning.test_seeds import LEDGER, ledger_path
+
+REPOSITORY = Path(__file__).resolve().parent.parent
+STUDY = """
+name = "{name}"
+setup = "random"
+[space]
+difficulty = {{ choice = ["easy", "medium"] }}
+[objective]
+games = 30
+[validation]
+top_k = 1
+games = 30
+[test]
+games = {test_games}
+seed = 7000001
+[search]
+n_trials = 2
+sampler = "random"
+pruner = "none"
+"""
+
+
+def _study(folder: Path, name: str, test_games: int = 40) -> Path:
+    path = folder / f"{name}.toml"
+    path.write_text(STUDY.format(name=name, test_games=test_games))
+    return path
+
+
+def _uses(folder: Path) -> list[dict]:
+    return json.loads((folder / LEDGER).read_text())["uses"]
+
+
+@pytest.mark.slow  # five gametune processes, two of them small studies: about a minute
+def test_a_used_test_seed_is_refused_in_one_line_unless_a_reason_is_recorded(tmp_path):
+    _study(tmp_path, "first")
+    done = run_gametune(tmp_path, "tune", "run", "first.toml")
+    assert done.returncode == 0, done.stderr
+    [use] = _uses(tmp_path)
+    assert use["seed"] == 7000001 and use["study"] == "first" and use["result"].startswith("trial ")
+
+    again = run_gametune(tmp_path, "tune", "run", "first.toml")  # the same claim replayed: allowed, not re-recorded
+    assert again.returncode == 0, again.stderr
+    assert len(_uses(tmp_path)) == 1
+
+    _study(tmp_path, "second")
+    refused = run_gametune(tmp_path, "tune", "run", "second.toml")
+    assert refused.returncode == 2 and refused.stdout == ""
+    [line] = refused.stderr.strip().splitlines()[-1:]
+    assert "[test] seed = 7000001 was used by study first" in line and "--reuse-test-seed REASON" in line
+    assert "e.g. 7000002" in line
+    assert not (tmp_path / "second.db").exists()  # refused before anything ran
+
+    _study(tmp_path, "first", test_games=50)  # the same study, changed after its test: a new claim
+    changed = run_gametune(tmp_path, "tune", "run", "first.toml")
+    assert changed.returncode == 2 and "this study before its file changed" in changed.stderr
+
+    reused = run_gametune(tmp_path, "tune", "run", "second.toml", "--reuse-test-seed", "a demonstration")
+    assert reused.returncode == 0, reused.stderr
+    assert [u["study"] for u in _uses(tmp_path)] == ["first", "second"]
+    assert _uses(tmp_path)[1]["reused_because"] == "a demonstration"
+
+
+def test_a_ledger_that_is_not_one_is_refused_and_left_alone(tmp_path):
+    _study(tmp_path, "first")
+    (tmp_path / LEDGER).write_text("not json")
+    done = run_gametune(tmp_path, "tune", "run", "first.toml")
+    assert done.returncode == 2 and "not a test-seed ledger" in done.stderr.splitlines()[-1]
+    assert (tmp_path / LEDGER).read_text() == "not json"
+
+
+def test_every_study_here_has_a_test_seed_of_its_own_and_every_export_was_tested_on_it():
+    """The repository's ledger: each test seed has one owner (its first use), every study file that tests owns its
+    seed (a re-run of it unchanged is allowed), and every shipped export's test figure is on its study's seed."""
+    uses = json.loads((REPOSITORY / "studies" / LEDGER).read_text())["uses"]
+    owners: dict[int, str] = {}
+    for use in uses:
+        owners.setdefault(use["seed"], use["study"])
+    specs = {}
+    for path in study_files(REPOSITORY / "studies"):
+        spec = specs[path.stem] = load_study(path, limits=False)
+        if spec.validation_top_k and spec.test_games:
+            assert owners.get(spec.test_seed, spec.name) == spec.name, f"{path}: test seed {spec.test_seed}"
+    exports = sorted(p for p in (REPOSITORY / "studies").glob("*/*/*.toml") if p.parent.name != "paper")
+    assert len(exports) >= 12
+    for export in exports:
+        if export.name in ("stage1.toml", "agent.nets.toml"):  # an earlier stage's export, superseded by agent.toml
+            continue  # beside it; the networks an export's playouts read
+        metadata = tomllib.loads(export.read_text())["metadata"]
+        spec = specs[metadata["study"]]
+        assert metadata["test_seed"] == spec.test_seed, f"{export}: tested on {metadata['test_seed']}"
+
+
+def test_a_study_file_is_governed_by_the_ledger_above_it_within_its_repository(tmp_path):
+    """Wherever the command runs from: the nearest ledger above the file, not above the repository's root."""
+    (tmp_path / "repo" / ".git").mkdir(parents=True)
+    (tmp_path / "repo" / "studies" / "game").mkdir(parents=True)
+    study = _study(tmp_path / "repo" / "studies" / "game", "mine")
+    (tmp_path / LEDGER).write_text('{"uses": []}')  # outside the repository: not this file's
+    assert ledger_path(study) == study.parent / LEDGER
+    (tmp_path / "repo" / "studies" / LEDGER).write_text('{"uses": []}')
+    assert ledger_path(study) == tmp_path / "repo" / "studies" / LEDGER
+
+
+def test_tune_init_writes_a_test_seed_its_ledger_has_not_used(tmp_path, capsys):
+    (tmp_path / LEDGER).write_text('{"uses": [{"seed": 2000003, "study": "other", "fingerprint": "f", "date": "d", '
+                                   '"result": "r"}]}')
+    code, _, err = run_cli(capsys, "tune", "init", "--game", "nim", "--setup", "mcts", "--out", str(tmp_path / "n.toml"))
+    assert code == 0, err
+    assert load_study(tmp_path / "n.toml").test_seed == 2000004
