@@ -33,6 +33,26 @@ _ZONE_KEYWORDS = {
 }
 
 
+WARMED = ".warmed"  # written in the compiled code's cache folder once `gametune warm-up` has filled it
+
+
+def pytest_configure(config):
+    """Before the test workers start: fill the compiled code's cache for this version of the code, once
+    (``gametune warm-up``), so that two workers never compile the same functions into the same cache at once;
+    Numba's cache is not safe for that (numba/numba#4807: a segfault or a corrupt heap on a later load)."""
+    if hasattr(config, "workerinput"):  # a pytest-xdist worker: the controller has warmed up
+        return
+    from gamecore._jit_cache import folder_for
+
+    marker = Path(folder_for()) / WARMED
+    if marker.is_file():
+        return
+    print("compiling every game's code before the tests (gametune warm-up, once per version of the code) ...",
+          file=sys.stderr, flush=True)
+    subprocess.run([sys.executable, "-m", "tuning.cli", "warm-up"], check=True)
+    marker.touch()
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(items):
     """Under ``-n 2 --dist loadgroup`` (the README's test command) the slow tests that start processes, servers or
