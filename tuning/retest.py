@@ -20,7 +20,7 @@ from agents.evaluation import evaluate_setup
 from agents.setup import Setup
 from agents.specs import SpecError
 from gamecore.atomic import write_atomically
-from tuning.selection import FIGURE_FIELDS, describe
+from tuning.selection import describe, exported_figures
 from tuning.study_results import record_path
 from tuning.study_spec import StudySpec
 from tuning.test_seeds import check_test_seed, record_test
@@ -29,8 +29,9 @@ from tuning.test_seeds import check_test_seed, record_test
 def retest_export(spec: StudySpec, why: str, docs: Path | None = None, workers: int = 1,
                   reuse_test_seed: str | None = None, export: str | None = None) -> str:
     """Test the study's export on its study file's test seed (see the module docstring); ``why`` says why the
-    earlier test is replaced; the study's record under ``docs`` (the report's folder) changes with the export. Returns the new figure in one line; nothing is played when the export already holds
-    a test on that seed. ``export``: the export to play when the study's ``[report] config`` names none."""
+    earlier test is replaced; the study's record under ``docs`` (the report's folder) changes with the export.
+    Returns the new figure in one line; nothing is played when the export already holds a test on that seed.
+    ``export``: the export to play when the study's ``[report] config`` names none."""
     config = export or spec.report.get("config")
     if not config:
         raise SpecError(f"{spec.source}: its [report] config names no export; name it with --export PATH")
@@ -39,8 +40,9 @@ def retest_export(spec: StudySpec, why: str, docs: Path | None = None, workers: 
     metadata = data.get("metadata", {})
     if metadata.get("study") != spec.name:
         raise SpecError(f"{config}: the export of study {metadata.get('study')!r}, not of {spec.name}")
-    if metadata.get("test_seed") == spec.test_seed and metadata.get("test_games") == _games(spec, metadata):
-        return f"{config}: already tested on seed {spec.test_seed}: {describe(_figure(metadata))}"
+    tested = exported_figures(metadata)["test"]
+    if tested["seed"] == spec.test_seed and tested["games"] == _games(spec, metadata):
+        return f"{config}: already tested on seed {spec.test_seed}: {describe(tested)}"
     print(f"[{spec.name}] retest: {config} on {spec.test_games:,} deals of seed {spec.test_seed}"
           f"{spec.seats_label(spec.test_games)}", file=sys.stderr, flush=True)
     played = evaluate_setup(Setup.load(config), games=spec.test_games, seed=spec.test_seed,
@@ -50,7 +52,7 @@ def retest_export(spec: StudySpec, why: str, docs: Path | None = None, workers: 
             "seed": spec.test_seed}
     if played.seats:
         test["seats"] = played.seats
-    earlier = {**_figure(metadata), "replaced_because": why}
+    earlier = {**tested, "replaced_because": why}
     metadata["earlier_tests"] = [*metadata.get("earlier_tests", []), earlier]
     metadata.pop("test_seats", None)
     metadata.update({f"test_{field}": value for field, value in test.items()})
@@ -65,14 +67,6 @@ def retest_export(spec: StudySpec, why: str, docs: Path | None = None, workers: 
 def _games(spec: StudySpec, metadata: dict) -> int:
     """The games a test of the study plays: its deals in each seat the export was tested in."""
     return spec.test_games * max(1, len(metadata.get("test_seats", {})))
-
-
-def _figure(metadata: dict) -> dict:
-    """The export's test figure, as the study's ``selection`` records it."""
-    figure = {field: metadata[f"test_{field}"] for field in FIGURE_FIELDS}
-    if metadata.get("test_seats"):
-        figure["seats"] = metadata["test_seats"]
-    return figure
 
 
 def _retest_record(path: Path, test: dict, earlier: dict) -> None:
