@@ -1,5 +1,6 @@
 """Compiling ahead (``gametune warm-up``, which the README's install runs): the code that ``play``, ``eval`` and the
-studies use, for every game of the registry, in parallel processes, into the compile cache.
+studies use, for every game of the registry, in parallel processes, into the compile cache (safe: every save to
+the cache holds its folder's lock, ``gamecore/_jit_cache.py``).
 
 A game's code comes in two parts compiled apart: what a game played through the Python interface uses (its
 rules and compiled policies: ``play`` with the baseline agents) and the harness's compiled game loop, which holds

@@ -9,14 +9,27 @@ and every game package beside them) makes any edit recompile everything.
 ``configure`` runs when ``gamecore`` is imported, before any compiled function
 is defined. The search compiled for a game defined elsewhere (a test's game)
 adds that game's file to the digest (``folder_for``).
+
+Numba's cache is not safe for two processes compiling at once
+(numba/numba#4807): saving a function's machine code reads the function's
+index, picks the first free data-file number for a new signature and writes
+the index back. Two processes saving two signatures of one function from the
+same index pick the same number, and the index can end up naming the other
+signature's code, which a later load runs on the wrong types (a crash, or a
+wrong action). ``configure`` makes every save and load of an index hold a
+lock on its folder (``serialise_cache_access``), so compiling on several
+processes at once (``gametune warm-up``, test workers) is safe.
 """
 
+import fcntl
+import functools
 import hashlib
 import os
 import tempfile
 from pathlib import Path
 
 import numba
+from numba.core.caching import IndexDataCacheFile
 
 _ROOT = Path(__file__).resolve().parent.parent
 GAME_PACKAGE_SUFFIX = "_sim"
@@ -58,6 +71,36 @@ def folder_for(*extra: Path) -> str:
     return str(_writable_base() / f"numba-{_sources_digest(sources)}")
 
 
+def _holding_folder_lock(method, mode: int):
+    """``method`` of an ``IndexDataCacheFile``, run while holding its folder's lock (``mode``: shared or exclusive);
+    unlocked where the lock file cannot be opened (a read-only cache, which nobody writes)."""
+
+    @functools.wraps(method)
+    def locked(cache_file, *args):
+        try:
+            handle = os.open(os.path.join(cache_file._cache_path, ".lock"), os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError:
+            return method(cache_file, *args)
+        try:
+            fcntl.flock(handle, mode)
+            return method(cache_file, *args)
+        finally:
+            os.close(handle)  # releases the lock
+
+    return locked
+
+
+def serialise_cache_access() -> None:
+    """Make Numba's cache index read-modify-write atomic across processes (once per process)."""
+    if getattr(IndexDataCacheFile, "_saves_locked", False):
+        return
+    IndexDataCacheFile.save = _holding_folder_lock(IndexDataCacheFile.save, fcntl.LOCK_EX)
+    IndexDataCacheFile.load = _holding_folder_lock(IndexDataCacheFile.load, fcntl.LOCK_SH)
+    IndexDataCacheFile._saves_locked = True
+
+
 def configure(*extra: Path) -> None:
-    """Point Numba's cache at ``folder_for(*extra)``; functions defined from now on cache there."""
+    """Point Numba's cache at ``folder_for(*extra)``, saved and loaded under a lock; functions defined from now on
+    cache there."""
+    serialise_cache_access()
     numba.config.CACHE_DIR = folder_for(*extra)

@@ -38,8 +38,8 @@ WARMED = ".warmed"  # written in the compiled code's cache folder once `gametune
 
 def pytest_configure(config):
     """Before the test workers start: fill the compiled code's cache for this version of the code, once
-    (``gametune warm-up``), so that two workers never compile the same functions into the same cache at once;
-    Numba's cache is not safe for that (numba/numba#4807: a segfault or a corrupt heap on a later load)."""
+    (``gametune warm-up``, on its parallel processes), so that the test workers load it instead of both compiling
+    the same functions."""
     if hasattr(config, "workerinput"):  # a pytest-xdist worker: the controller has warmed up
         return
     from gamecore._jit_cache import folder_for

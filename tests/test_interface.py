@@ -349,3 +349,30 @@ def test_numba_cache_folder_is_keyed_by_every_source_file(tmp_path):
         edited.write_text(edited.read_text() + "\n# edited\n")
         assert cache._sources_digest(tuple(copies)) != digest
         digest = cache._sources_digest(tuple(copies))
+
+
+def test_a_compiled_function_is_saved_to_the_cache_only_under_its_folder_lock(tmp_path):
+    """Two processes saving two signatures of one function at once could leave its cache index naming the other
+    signature's machine code (numba/numba#4807; this project's crashes under parallel compiles). Every save holds
+    the cache folder's lock: while this test holds it, a process that has compiled a function cannot save it."""
+    import fcntl
+    import os
+    import time
+    from pathlib import Path
+
+    (tmp_path / "kernel.py").write_text("import numba\n\n@numba.njit(cache=True)\ndef twice(x):\n    return 2 * x\n")
+    script = ("import sys; sys.path.insert(0, sys.argv[1]); import gamecore, kernel; "
+              "print(kernel.twice._cache._cache_path, flush=True); sys.stdin.readline(); assert kernel.twice(21) == 42")
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache"),
+           "PYTHONPATH": str(Path(__file__).resolve().parent.parent)}
+    child = subprocess.Popen([sys.executable, "-c", script, str(tmp_path)], env=env, text=True,
+                             stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    folder = Path(child.stdout.readline().strip())
+    with open(folder / ".lock", "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        child.stdin.write("compile\n")
+        child.stdin.flush()
+        time.sleep(3)  # the compile takes a fraction of this; the save then waits for the lock
+        assert child.poll() is None and not list(folder.glob("*.nbi"))
+    assert child.wait(timeout=60) == 0
+    assert list(folder.glob("*.nbi"))
