@@ -41,7 +41,9 @@ def compiled_packages() -> tuple[Path, ...]:
     return (_ROOT / "gamecore", _ROOT / "agents", *games)
 
 
-def _sources_digest(sources: tuple[Path, ...]) -> str:
+def sources_digest(sources: tuple[Path, ...]) -> str:
+    """A digest of the Python files of ``sources`` (folders or files), their names and Numba's version: what the
+    compiled code is made of."""
     digest = hashlib.sha256()
     files = [p for source in sources for p in (source.glob("*.py") if source.is_dir() else [source])]
     for path in sorted(files):
@@ -68,7 +70,7 @@ def _writable_base() -> Path:
 def folder_for(*extra: Path) -> str:
     """The cache folder of code compiled from the packages and the ``extra`` files or folders."""
     sources = compiled_packages() + tuple(p for p in extra if not any(p.is_relative_to(q) for q in compiled_packages()))
-    return str(_writable_base() / f"numba-{_sources_digest(sources)}")
+    return str(_writable_base() / f"numba-{sources_digest(sources)}")
 
 
 def _holding_folder_lock(method, mode: int):

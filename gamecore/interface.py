@@ -147,7 +147,9 @@ class Reproduction:
     ``seat_measures`` (per-seat measures of the metrics, ``<name>_<seat>``), ``reasons`` (a study's report.reason
     key -> why rows may differ), ``references`` (report.reference key -> (column title, value per row key): a
     figure of ours beside the published one), ``label`` ("module:function": a setup label -> the published setup
-    it reproduces) and ``preamble`` ("module:function": (report folder) -> Markdown lines before the sections)."""
+    it reproduces), ``preamble`` ("module:function": (report folder) -> Markdown lines before the sections) and
+    ``model`` ("module:function": (a trial's options, its configuration) -> the model of a paper's code it played,
+    which its record keeps, or None)."""
 
     agents: tuple[PythonAgent, ...] = ()
     presets: tuple[Preset, ...] = ()
@@ -157,6 +159,7 @@ class Reproduction:
     references: dict[str, tuple[str, dict]] = field(default_factory=dict)
     label: str = ""
     preamble: str = ""
+    model: str = ""
 
 
 @dataclass(frozen=True)

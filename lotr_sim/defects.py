@@ -11,10 +11,14 @@ learned, that stage.
 
 from __future__ import annotations
 
+import functools
 from itertools import combinations
+from pathlib import Path
 from typing import NamedTuple
 
 import numpy as np
+
+from gamecore._jit_cache import sources_digest
 
 
 class Defect(NamedTuple):
@@ -141,3 +145,21 @@ def defect_names(rules: str) -> tuple[str, ...]:
 def rules_code(rules: str) -> int:
     """The state's ``RULES`` field for a valid ``rules`` value: the defects' bits."""
     return sum(_BITS[name] for name in defect_names(rules))
+
+
+def played_model(options: dict, config: dict) -> dict | None:
+    """The published-rules model a trial played (``Reproduction.model``, kept in its record): its ``rules``, the
+    defects they switch, the flags of each stage the published search decided, and a digest of the code that plays
+    them (``lotr_sim``'s sources); None under the corrected rules."""
+    rules = options.get("rules", "corrected")
+    if rules == "corrected":
+        return None
+    searches = {role: {k: v for k, v in table.items() if k != "agent"} for role, table in config.items()
+                if isinstance(table, dict) and str(table.get("agent", "")).startswith("published-mcts")}
+    return {"rules": rules, "defects": list(defect_names(rules)), "search": searches, "code": model_code()}
+
+
+@functools.cache
+def model_code() -> str:
+    """The digest of ``lotr_sim``'s sources (and Numba's version): which code played a published-rules model."""
+    return sources_digest((Path(__file__).resolve().parent,))

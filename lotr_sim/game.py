@@ -131,6 +131,7 @@ GAME = Game(
         references=REFERENCES,
         label="lotr_sim.report:published_label",
         preamble="lotr_sim.report:limit_markdown",
+        model="lotr_sim.defects:played_model",
     ),
     command_line=CommandLine(
         commands=(Command("limit", "the perfect-information limit: the share of deals some line of decisions wins, "

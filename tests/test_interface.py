@@ -337,18 +337,18 @@ def test_numba_cache_folder_is_keyed_by_every_source_file(tmp_path):
     from gamecore import _jit_cache as cache
     from lotr_sim import kernels
 
-    folder = f"numba-{cache._sources_digest(cache.compiled_packages())}"
+    folder = f"numba-{cache.sources_digest(cache.compiled_packages())}"
     assert folder in lotr_sim.rules.advance._cache._cache_path
     assert folder in compiled(kernels).mcts_decide._cache._cache_path
     copies = []
     for package in cache.compiled_packages():
         copies.append(tmp_path / package.name)
         shutil.copytree(package, copies[-1], ignore=shutil.ignore_patterns("__pycache__"))
-    digest = cache._sources_digest(tuple(copies))
+    digest = cache.sources_digest(tuple(copies))
     for edited in (tmp_path / "lotr_sim" / "layout.py", tmp_path / "agents" / "search.py", tmp_path / "gamecore" / "rng.py"):
         edited.write_text(edited.read_text() + "\n# edited\n")
-        assert cache._sources_digest(tuple(copies)) != digest
-        digest = cache._sources_digest(tuple(copies))
+        assert cache.sources_digest(tuple(copies)) != digest
+        digest = cache.sources_digest(tuple(copies))
 
 
 def test_a_compiled_function_is_saved_to_the_cache_only_under_its_folder_lock(tmp_path):

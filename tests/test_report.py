@@ -67,9 +67,10 @@ def _study(report: str) -> dict:
 
 @pytest.mark.parametrize("report, message", [
     ('kind = "chart"\nsection = "x"',
-     "s.toml: report.kind = 'chart' is invalid; expected one of table, seats, margins, bounds, best, pareto"),
+     "s.toml: report.kind = 'chart' is invalid; expected one of table, seats, margins, bounds, best, pareto, ablation"),
     ('kind = "best"\nsection = "x"\ncolumns = ["setup"]',
-     ("s.toml: report.columns is a key of kind table, not of kind = 'best'; best takes kind, section, title, order, "
+     ("s.toml: report.columns is a key of kind table, ablation, not of kind = 'best'; best takes kind, section, "
+      "title, order, "
      "note, margin, config, published, exclude")),
     ('section = "x"\nbounds = { "mcts" = "rl" }', "s.toml: report.bounds is a key of kind bounds, not of kind = 'table'"),
     ('kind = "seats"\npublished = { experiment = "x" }', "s.toml: report.section is missing"),
@@ -139,3 +140,23 @@ def test_a_record_keeps_the_code_version_and_the_learning_curve_and_the_figure_i
     first = curves_figure({"curved": recorded}, tmp_path / "a").read_bytes()
     assert curves_figure({"curved": recorded}, tmp_path / "b").read_bytes() == first
     assert b"atplotlib" not in first  # no Software chunk naming its version
+
+
+def test_a_record_keeps_the_published_rules_model_each_trial_played(tmp_path):
+    """A trial under the published rules keeps, in its record, the defects its rules switched, the published
+    search's flags of the stages it decided and a digest of the code that played them; a corrected-rules trial
+    keeps none."""
+    from lotr_sim.defects import model_code
+
+    spec = load_study(REPOSITORY / "studies" / "lotr" / "paper" / "mcts-setups-published.toml")
+    setup = spec.setups[0]
+    published = Measured(spec.name, 0, setup.short_name, True, spec.trial_options({"difficulty": "hard"}), {},
+                         setup, 0.5, 0.4, 0.6, 100, 0.001)
+    corrected = Measured(spec.name, 1, setup.short_name, True, {"difficulty": "hard", "rules": "corrected"}, {},
+                         setup, 0.5, 0.4, 0.6, 100, 0.001)
+    write_record(StudyRun(spec, [published, corrected]), tmp_path)
+    first, second = json.loads((tmp_path / "records" / f"{spec.name}.json").read_text())["trials"]
+    assert first["model"]["defects"] == ["list-skip", "late-destroy", "stale-flags", "second-travel",
+                                         "round-after-win", "unseen-win", "quest-by-name"]
+    assert first["model"]["search"]["planning"]["budget"] == 40 and first["model"]["search"]["planning"]["ppn"] == 1
+    assert first["model"]["code"] == model_code() and "model" not in second

@@ -118,3 +118,57 @@ def test_tune_init_writes_a_test_seed_its_ledger_has_not_used(tmp_path, capsys):
     code, _, err = run_cli(capsys, "tune", "init", "--game", "nim", "--setup", "mcts", "--out", str(tmp_path / "n.toml"))
     assert code == 0, err
     assert load_study(tmp_path / "n.toml").test_seed == 2000004
+
+
+REPLICATED = """
+name = "{name}"
+setup = "random"
+[space]
+difficulty = {{ choice = ["easy", "hard"] }}
+[objective]
+games = 40
+[validation]
+top_k = 0
+[search]
+sampler = "grid"
+pruner = "none"
+workers = 1
+[report]
+kind = "table"
+section = "{name}"
+columns = ["difficulty"]
+published = {{ experiment = "random-baseline" }}
+replicate = 7100001
+"""
+
+
+@pytest.mark.slow  # four gametune processes, three of them small studies
+def test_a_study_runs_again_on_its_declared_fresh_seed_once_and_the_report_shows_both_runs(tmp_path):
+    """``lotr tune run FILE --replicate`` plays the study unchanged on the seed its [report] replicate declares, as
+    its own study, enters that seed in the ledger, and another study may not claim it; the report shows the two
+    runs' rows side by side with their verdicts."""
+    from tuning.report import write_report
+
+    for name in ("baseline", "other"):
+        (tmp_path / f"{name}.toml").write_text(REPLICATED.format(name=name))
+    assert run_gametune(tmp_path, "tune", "run", "baseline.toml").returncode == 0
+    dry = run_gametune(tmp_path, "tune", "run", "baseline.toml", "--replicate", "--dry-run")
+    assert "study baseline-seed7100001:" in dry.stdout and "of seed 7100001" in dry.stdout
+    done = run_gametune(tmp_path, "tune", "run", "baseline.toml", "--replicate")
+    assert done.returncode == 0, done.stderr
+    assert "study baseline-seed7100001: 2 complete" in done.stdout and (tmp_path / "baseline-seed7100001.db").exists()
+    [use] = _uses(tmp_path)
+    assert use["seed"] == 7100001 and use["study"] == "baseline-seed7100001"
+    assert use["result"].startswith("out-of-sample replicate: 2 trials of 40 games")
+
+    refused = run_gametune(tmp_path, "tune", "run", "other.toml", "--replicate")
+    assert refused.returncode == 2 and "report.replicate = 7100001 was used by study baseline-seed7100001" in (
+        refused.stderr.strip().splitlines()[-1])
+    assert not (tmp_path / "other-seed7100001.db").exists()
+
+    text = write_report([tmp_path / "baseline.toml"], tmp_path / "docs" / "results.md", tmp_path).read_text()
+    assert "| `baseline-seed7100001` | 2 |" in text
+    replicate = text[text.index("Out of sample"):]
+    assert "(`baseline`: seed 0 and 7100001)" in replicate.splitlines()[0]
+    assert [line.split(" | ")[0] for line in replicate.splitlines()[4:6]] == ["| easy", "| hard"]
+    assert "verdict changed" in replicate or "Verdicts changed" in replicate

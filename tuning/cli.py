@@ -140,6 +140,8 @@ def build_parser(game_name: str | None = None, prog: str | None = None) -> argpa
     run.add_argument("--dry-run", action="store_true", help="validate the file and print the resolved study only")
     run.add_argument("--reuse-test-seed", metavar="REASON", help="test on a seed the ledger (test-seeds.json) gives to "
                      "another claim; the reason is recorded beside the result")
+    run.add_argument("--replicate", action="store_true", help="run the study again unchanged on the fresh seed its "
+                     "[report] replicate declares, as the study <name>-seed<S> (its section shows both runs)")
     _add_no_limits(run, study=True)
     run.set_defaults(handler=_tune_run, command_parser=run)
     init = tune_commands.add_parser("init", help="write a commented study file for a game and a setup (every key "
@@ -249,7 +251,7 @@ def _train(parser, args) -> int:
 
 
 def _tune_run(parser, args) -> int:
-    from tuning.orchestrator import run_study
+    from tuning.orchestrator import run_replicate, run_study
     from tuning.storage import check_storage, storage_for
     from tuning.study_file import load_study
     from tuning.supervision import timing_note
@@ -257,6 +259,7 @@ def _tune_run(parser, args) -> int:
 
     try:
         spec = load_study(args.study, limits=not args.no_limits)
+        spec = spec.replicated() if args.replicate else spec
         if args.executor or args.ray_address:
             spec = dataclasses.replace(spec, executor=args.executor or spec.executor,
                                        ray_address=args.ray_address or spec.ray_address)
@@ -265,8 +268,12 @@ def _tune_run(parser, args) -> int:
             print(spec.resolved(storage, check_tracking_store(spec.tracking_uri, storage=storage)))
             print(timing_note(spec, args.workers or spec.workers) or "repeatable: a re-run from scratch repeats it")
             return 0
-        result = run_study(spec, n_trials=args.n_trials, workers=args.workers, storage=args.storage, out=args.out,
-                           reuse_test_seed=args.reuse_test_seed)
+        if args.replicate:
+            result = run_replicate(spec, workers=args.workers, storage=args.storage,
+                                   reuse_test_seed=args.reuse_test_seed)
+        else:
+            result = run_study(spec, n_trials=args.n_trials, workers=args.workers, storage=args.storage,
+                               out=args.out, reuse_test_seed=args.reuse_test_seed)
     except SpecError as error:
         parser.error(str(error))
     print(result.report())

@@ -68,6 +68,10 @@ REPORT_MEANINGS = {  # every key of tuning.report_keys.REPORT_KEYS
     "pairs": "pairs of setups compared game by game on the same deals",
     "as_published": "show the setups as the published setup they reproduce",
     "beside": "another section whose trial of the same row is shown beside ours",
+    "replicate": "the seed of the study's out-of-sample re-run, declared before it runs (`lotr tune run FILE "
+                 "--replicate`); the section shows both runs' verdicts side by side",
+    "by": "kind ablation: the searched option whose first choice is the whole model and each other choice the "
+          "same `+`-joined ingredients less some",
 }
 
 KIND_MEANINGS = {  # every kind of tuning.report_keys.REPORT_KINDS
@@ -77,6 +81,8 @@ KIND_MEANINGS = {  # every kind of tuning.report_keys.REPORT_KINDS
     "bounds": "ORACLE searches as upper bounds of the published rows of the setups they bound",
     "best": "the exported agent's test figure against one published row",
     "pareto": "a two-objective study's Pareto front",
+    "ablation": "the published rows judged again with one ingredient of a model removed at a time: a line per "
+                "ingredient with its rows equivalent, differing, inconclusive",
 }
 
 

@@ -34,6 +34,7 @@ from pathlib import Path
 from gamecore.atomic import write_atomically
 from gamecore.interface import Game, imported
 from tuning.headline import HEADLINES, headline_lines, refresh_readme
+from tuning.report_checks import ablation_section, table_section
 from tuning.report_figures import curves_figure, pareto_figure, section_figure
 from tuning.report_sections import Section, sections
 from tuning.report_tables import (
@@ -42,7 +43,6 @@ from tuning.report_tables import (
     margins_section,
     pareto_section,
     seats_section,
-    section_markdown,
 )
 from tuning.sampler_comparison import sampler_markdown
 from tuning.study_results import StudyRun, read_study, write_record
@@ -60,12 +60,13 @@ class Renderer:
 
 # a section's kind (its studies' ``[report] kind``; the keys each takes: tuning.report_keys.REPORT_KINDS)
 RENDERERS: dict[str, Renderer] = {
-    "table": Renderer(section_markdown, section_figure),
+    "table": Renderer(table_section, section_figure),
     "seats": Renderer(seats_section),
     "margins": Renderer(margins_section),
     "bounds": Renderer(bounds_section),
     "best": Renderer(best_section),
     "pareto": Renderer(pareto_section, pareto_figure),
+    "ablation": Renderer(ablation_section),
 }
 
 
@@ -136,9 +137,11 @@ def write_report(study_files: list[Path], out: Path, root: Path = Path(".")) -> 
     runs = {}
     for path in study_files:
         run = read_study(Path(path), root, folder)
-        if run.trials is not None and not run.recorded:
-            write_record(run, folder)
-        runs[run.spec.name] = run
+        replicas = [read_study(Path(path), root, folder, replicate=True)] if run.spec.replicate_seed is not None else []
+        for read in (run, *(replica for replica in replicas if replica.trials is not None)):
+            if read.trials is not None and not read.recorded:
+                write_record(read, folder)
+            runs[read.spec.name] = read
     report_sections = sections(runs)
     headline = headline_lines(runs)
     lines = header(runs, report_sections)

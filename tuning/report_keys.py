@@ -12,18 +12,22 @@ from agents.specs import SpecError
 REPORT_KEYS = {"kind": str, "section": str, "title": str, "order": int, "note": str, "margin": float, "columns": list,
                "reason": str, "published": dict, "exclude": dict, "best_per": list, "detail": str, "figure": dict, "values": dict,
                "curves": bool, "reference": str, "config": str, "bounds": dict, "pairs": list,
-               "as_published": bool, "beside": str}
+               "as_published": bool, "beside": str, "replicate": int, "by": str}
 REPORT_COMMON = ("kind", "section", "title", "order", "note", "margin")  # every kind's: which section, where, what
 # under it, and the equivalence margin of its comparisons (points of win rate)
 # each kind of section (its renderer: tuning.report.RENDERERS) and the keys it takes besides the common ones
 REPORT_KINDS = {
     "table": ("columns", "reason", "published", "exclude", "best_per", "detail", "figure", "values", "curves",
-              "reference", "pairs", "as_published", "beside"),  # our rows against the published ones
+              "reference", "pairs", "as_published", "beside", "replicate"),  # our rows against the published ones
+    # (replicate: the seed of the study's out-of-sample re-run, lotr tune run --replicate, shown beside it)
     "seats": ("reason", "published", "exclude"),  # a two-player game: each seat's rate and measures
     "margins": (),  # a study whose objective is the score margin: its trials, best first
     "bounds": ("bounds",),  # ORACLE searches as upper bounds of the published rows of the setups they bound
     "best": ("config", "published", "exclude"),  # the exported agent's test figure against one published row
     "pareto": (),  # a two-objective study's Pareto front
+    "ablation": ("by", "columns", "reason", "published", "exclude", "as_published"),  # one ingredient removed in turn:
+    # per value of the searched option ``by`` (its first choice the whole model, each other one the same "+"-joined
+    # ingredients but some), how many of the published rows are equivalent, differ, ...
 }
 REPORT_KIND = "table"  # a [report] table that names no kind
 
@@ -46,6 +50,9 @@ def check_report(report: Any, source: str) -> dict:
     if "margin" in report and not 0 < report["margin"] < 100:
         raise SpecError(f"{source}: report.margin = {report['margin']!r} is invalid; expected points of win rate in "
                         "(0, 100), e.g. 3 (equivalent: the 90% interval of the difference within +-3 points)")
+    if "replicate" in report and not 0 <= report["replicate"] < 2**32:
+        raise SpecError(f"{source}: report.replicate = {report['replicate']!r} is invalid; expected a seed in "
+                        "[0, 2^32), one no study has used (e.g. 5000001)")
     kind = report.get("kind", REPORT_KIND)
     if kind not in REPORT_KINDS:
         raise SpecError(f"{source}: report.kind = {kind!r} is invalid; expected one of {', '.join(REPORT_KINDS)}")

@@ -47,6 +47,7 @@ class Section:
     pairs: tuple = ()  # (setup, setup) rows compared game by game on the same deals
     as_published: bool = False  # setups shown as the published setup they reproduce (Game.reproduction.label)
     beside: str = ""  # another section whose trial of the same row is shown beside ours
+    by: str = ""  # kind ablation: the searched option whose choices remove an ingredient each
     kind: str = REPORT_KIND  # how it is written (tuning.report.RENDERERS)
     margin: float = MARGIN  # the equivalence margin, points of win rate ([report] margin, declared before the run)
 
@@ -138,7 +139,7 @@ def sections(runs: dict[str, StudyRun]) -> list[Section]:
             reference=table.get("reference", ""), config=table.get("config"), note=table.get("note", ""),
             values={spec.name: spec.report.get("values", {}) for spec in specs}, bounds=table.get("bounds", {}),
             pairs=tuple(tuple(pair) for pair in table.get("pairs", ())),
-            as_published=table.get("as_published", False), beside=table.get("beside", ""),
+            as_published=table.get("as_published", False), beside=table.get("beside", ""), by=table.get("by", ""),
             kind=table.get("kind", REPORT_KIND), margin=float(table.get("margin", MARGIN)),
         ))
     return sorted(found, key=lambda section: (section.order, section.as_published))  # a reproduction after the rest

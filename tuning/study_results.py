@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -27,6 +28,7 @@ from optuna.trial import TrialState
 from agents.setup import FILE_PARAMS, Setup
 from agents.specs import REDUCTION, SpecError
 from gamecore.atomic import write_atomically
+from gamecore.interface import imported
 from gamecore.redaction import redact
 from tuning.outcomes import OUTCOMES, pack_outcomes, unpack_outcomes
 from tuning.selection import exported_figures
@@ -93,11 +95,13 @@ class StudyRun:
     export: str = ""  # the export its chosen trial alone was recovered from, its store and record lost
 
 
-def read_study(path: Path, root: Path = Path("."), records: Path | None = None) -> StudyRun:
-    """The complete trials of a study file's study, from its storage (a default local store lies in ``root``),
-    else from its record in ``records`` (``read_record``), else its chosen trial from its export (``root`` /
-    its ``[report] config``, ``read_export``); ``trials`` is None when there is none of them."""
+def read_study(path: Path, root: Path = Path("."), records: Path | None = None, replicate: bool = False) -> StudyRun:
+    """The complete trials of a study file's study (``replicate``: of its out-of-sample replicate), from its
+    storage (a default local store lies in ``root``), else from its record in ``records`` (``read_record``), else
+    its chosen trial from its export (``root`` / its ``[report] config``, ``read_export``); ``trials`` is None
+    when there is none of them."""
     spec = load_study(path, limits=False)  # reading runs nothing: the caps on how much a study runs do not apply
+    spec = spec.replicated() if replicate else spec
     url = storage_for(spec.name, spec.storage, 1, root)
     local = local_store(url)
     recorded = None if records is None else read_record(spec, records)
@@ -170,8 +174,10 @@ def write_record(run: StudyRun, folder: Path) -> Path:
     """Write the record of a study read from its store or its export (see the module docstring); return its path."""
     path = record_path(run.spec.name, folder)
     path.parent.mkdir(parents=True, exist_ok=True)
+    reproduction = run.spec.game.reproduction
+    model = imported(reproduction.model) if reproduction.model else None
     data = {"format": RECORD_FORMAT, "study": run.spec.name, "pruned": run.pruned,
-            "pareto": [m.number for m in run.pareto], "trials": [_to_record(m) for m in run.trials or []]}
+            "pareto": [m.number for m in run.pareto], "trials": [_to_record(m, model) for m in run.trials or []]}
     if run.export:
         data["export"] = run.export
     write_atomically(path, json.dumps(data, indent=1, sort_keys=True) + "\n")
@@ -182,8 +188,12 @@ def record_path(name: str, folder: Path) -> Path:
     return folder / "records" / f"{name}.json"
 
 
-def _to_record(m: Measured) -> dict:
+def _to_record(m: Measured, model: Callable[[dict, dict], dict | None] | None) -> dict:
+    """A trial as its record keeps it, with the game's model of a paper's code that played it (``model``:
+    ``Game.reproduction.model``) where there is one."""
     kept = {"code_version": m.code_version} if m.code_version else {}
+    if model is not None and (played := model(m.options, m.config.to_mapping())) is not None:
+        kept["model"] = played
     if m.curve is not None:
         kept["curve"] = {"window": m.curve[0], "wins": pack_outcomes(m.curve[1])}
     return {"number": m.number, "options": m.options, "params": m.params, "config": _portable(m.config.to_mapping()),

@@ -4,12 +4,14 @@ and game options, the games a trial plays, the study as ``--dry-run`` prints it)
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from dataclasses import dataclass, field
 from typing import Any
 
 from agents.evaluation import sides
 from agents.setup import Setup
+from gamecore.errors import SpecError
 from gamecore.interface import Game
 from gamecore.redaction import redact
 from tuning.space import Domain
@@ -149,6 +151,24 @@ class StudySpec:
             lines += [f"  {setup.short_name} {role}: {spec}" for role, spec in zip(setup.roles, setup.agents)]
         return "\n".join(lines)
 
+    @property
+    def replicate_seed(self) -> int | None:
+        """The seed of its out-of-sample replicate (``[report] replicate``, declared before that run), or None."""
+        return self.report.get("replicate")
+
+    def replicated(self) -> StudySpec:
+        """The same study on its replicate seed's deals, unchanged otherwise: its own name (``<name>-seed<S>``),
+        store and experiment, no section of its own (the study's section shows it beside the study), and no
+        validation, test or export (what it re-measures is the study's rows)."""
+        seed = self.replicate_seed
+        if seed is None:
+            raise SpecError(f"{self.source}: report.replicate is not set; declare the fresh seed of the replicate "
+                            "there (e.g. replicate = 5000001) before running it")
+        name = replicate_name(self.name, seed)
+        report = {k: v for k, v in self.report.items() if k in ("margin",)}
+        return dataclasses.replace(self, name=name, seed=seed, storage=None, experiment=name, report=report,
+                                   validation_top_k=0)
+
     def seats_label(self, deals: int) -> str:
         """What ``deals`` deals are played as: nothing to add in a game without seats, else the seats that play each
         and the games that makes (`` x 2 seats (both): 400 games``)."""
@@ -156,3 +176,8 @@ class StudySpec:
             return ""
         seats = len(sides(self.setups[0], self.seat))
         return f" x {seats} seat{'s' if seats > 1 else ''} ({self.seat}): {deals * seats:,} games"
+
+
+def replicate_name(name: str, seed: int) -> str:
+    """The study name of ``name``'s replicate on ``seed``."""
+    return f"{name}-seed{seed}"

@@ -1,7 +1,9 @@
 """The test-seed ledger: one test seed serves one claim.
 
 A study's test figure is only honest if its test deals were never seen while
-choosing: not by this study before a change, not by another study. The
+choosing: not by this study before a change, not by another study. The same
+holds for the seed of a study's out-of-sample replicate (``[report]
+replicate``, ``lotr tune run --replicate``). The
 ledger (``test-seeds.json``) lists every test seed a study has been tested
 on: the study, a fingerprint of its study file, the date and the result.
 ``lotr tune run`` and ``lotr tune retest`` refuse a test seed the ledger gives
@@ -76,18 +78,23 @@ def read_ledger(path: Path) -> list[dict]:
 def check_test_seed(spec: StudySpec, reuse_reason: str | None = None) -> None:
     """Refuse (SpecError, one line) a study whose test seed the ledger gives to another claim, unless
     ``reuse_reason`` says why it may be reused."""
-    if not _tests(spec):
-        return
+    if _tests(spec):
+        check_seed(spec, spec.test_seed, "[test] seed", reuse_reason)
+
+
+def check_seed(spec: StudySpec, seed: int, key: str, reuse_reason: str | None = None) -> None:
+    """Refuse (SpecError, one line) ``seed``, the study file's ``key``, when the ledger gives it to another claim
+    (another study, or this study before its file changed), unless ``reuse_reason`` says why."""
     path = ledger_path(spec.source)
     entries = read_ledger(path)
-    uses = [e for e in entries if e["seed"] == spec.test_seed]
+    uses = [e for e in entries if e["seed"] == seed]
     mine = fingerprint(spec.source)
     if not uses or reuse_reason or any(e["study"] == spec.name and e["fingerprint"] == mine for e in uses):
         return
     first = uses[0]
-    fresh = fresh_test_seed(spec.source, spec.test_seed)
+    fresh = fresh_test_seed(spec.source, seed)
     whose = "this study before its file changed" if first["study"] == spec.name else f"study {first['study']}"
-    raise SpecError(f"{spec.source}: [test] seed = {spec.test_seed} was used by {whose} ({first['date']}: "
+    raise SpecError(f"{spec.source}: {key} = {seed} was used by {whose} ({first['date']}: "
                     f"{first['result']}); a test seed serves one claim: choose one not in {path} (e.g. {fresh}), or "
                     "give --reuse-test-seed REASON")
 
@@ -101,15 +108,21 @@ def fresh_test_seed(study_file: str | Path, wanted: int) -> int:
 def record_test(spec: StudySpec, result: str, reuse_reason: str | None = None, note: str | None = None) -> None:
     """Add the study's test (``result``, one line) to its ledger, unless the same study file was already
     tested on that seed."""
-    if not _tests(spec):
-        return
+    if _tests(spec):
+        record_seed(spec, spec.test_seed, result, reuse_reason, note)
+
+
+def record_seed(spec: StudySpec, seed: int, result: str, reuse_reason: str | None = None,
+                note: str | None = None) -> None:
+    """Add the study's claim on ``seed`` (``result``, one line) to its ledger, unless the same study file already
+    holds it."""
     path = ledger_path(spec.source)
     with _locked(path.parent):  # two studies told at once both land
         entries = read_ledger(path)
         mine = fingerprint(spec.source)
-        if any(e["seed"] == spec.test_seed and e["study"] == spec.name and e["fingerprint"] == mine for e in entries):
+        if any(e["seed"] == seed and e["study"] == spec.name and e["fingerprint"] == mine for e in entries):
             return
-        entry = {"seed": spec.test_seed, "study": spec.name, "file": _shown(spec.source, path), "fingerprint": mine,
+        entry = {"seed": seed, "study": spec.name, "file": _shown(spec.source, path), "fingerprint": mine,
                  "date": datetime.date.today().isoformat(), "result": result}
         if reuse_reason:
             entry["reused_because"] = reuse_reason
