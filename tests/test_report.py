@@ -160,3 +160,17 @@ def test_a_record_keeps_the_published_rules_model_each_trial_played(tmp_path):
                                          "round-after-win", "unseen-win", "quest-by-name"]
     assert first["model"]["search"]["planning"]["budget"] == 40 and first["model"]["search"]["planning"]["ppn"] == 1
     assert first["model"]["code"] == model_code() and "model" not in second
+
+
+def test_a_measurement_shown_in_two_tables_is_marked_to_be_counted_once(tmp_path):
+    """Table 6.3's budget-200 row under the published rules is Figure 6.2's reduced peak (the same configuration on
+    the same deals): the later table says so, so that the two agreements are one."""
+    (tmp_path / "docs" / "records").mkdir(parents=True)
+    for name in ("mcts-ppn-published", "mcts-budget-published"):
+        shutil.copy(REPOSITORY / "studies" / "lotr" / "paper" / f"{name}.toml", tmp_path)
+        shutil.copy(REPOSITORY / "docs" / "records" / f"{name}.json", tmp_path / "docs" / "records")
+    text = write_report([tmp_path / "mcts-ppn-published.toml", tmp_path / "mcts-budget-published.toml"],
+                        tmp_path / "docs" / "results.md", tmp_path).read_text()
+    [line] = [line for line in text.splitlines() if line.startswith("Counted once")]
+    assert "(random-mcts-mcts / 200 is random-mcts-mcts / on / 20 of *Playouts per node at budget 200 under" in line
+    assert text.index("Counted once") > text.index("Table 6.3")

@@ -1,10 +1,13 @@
-"""Two checks of a table's verdicts: the same studies on a fresh seed (``replicate_markdown``: each study's
-``[report] replicate``, run by ``lotr tune run --replicate``) and the published rows judged again with one
-ingredient of the model removed at a time (``ablation_section``: kind ``ablation``)."""
+"""Checks of a table's verdicts: the same studies on a fresh seed (``replicate_markdown``: each study's
+``[report] replicate``, run by ``lotr tune run --replicate``), the rows that are one measurement shown in two
+tables (``same_runs_markdown``) and the published rows judged again with one ingredient of the model removed at
+a time (``ablation_section``: kind ``ablation``)."""
 
 from __future__ import annotations
 
-from tuning.report_sections import Section, cell_text, column_of, table_order
+import json
+
+from tuning.report_sections import Section, cell_text, column_of, sections, table_order
 from tuning.report_tables import judged, ours_cell, section_markdown, studies_line
 from tuning.study_results import StudyRun
 from tuning.study_spec import replicate_name
@@ -14,12 +17,38 @@ from tuning.verdicts import note, table_verdict
 def table_section(section: Section, runs: dict[str, StudyRun]) -> list[str]:
     """Kind ``table``: our rows against the published ones (``report_tables.section_markdown``), then the same
     rows on the studies' out-of-sample replicates where they declare one."""
-    return section_markdown(section, runs) + replicate_markdown(section, runs)
+    return section_markdown(section, runs) + same_runs_markdown(section, runs) + replicate_markdown(section, runs)
+
+
+def same_runs_markdown(section: Section, runs: dict[str, StudyRun]) -> list[str]:
+    """The rows of this table that are the same configuration, on the same deals, as a row of an earlier table:
+    one measurement shown twice, to be counted once."""
+    def played(m) -> str:
+        return json.dumps([m.config.to_mapping(), m.options, runs[m.study].spec.seed, m.games], sort_keys=True,
+                          default=str)
+
+    earlier = {}
+    for other in sections(runs):
+        if other.key == section.key:
+            break
+        for m in (m for name in other.studies for m in other.pick(runs[name].trials or [])):
+            earlier.setdefault(played(m), (other, m))
+    shared = []
+    for m in (m for name in section.studies for m in section.pick(runs[name].trials or [])):
+        if (found := earlier.get(played(m))) is not None:
+            other, twin = found
+            row, twin_row = (" / ".join(cell_text(k) for k in key) for key in (section.ours(m), other.ours(twin)))
+            shared.append(f"{row} is {twin_row} of *{other.title}*")
+    if not shared:
+        return []
+    return [(f"Counted once: the same configuration on the same deals as a row above, one measurement shown twice "
+            f"({'; '.join(shared)})."), ""]
 
 
 def replicate_markdown(section: Section, runs: dict[str, StudyRun]) -> list[str]:
-    """The section's rows on its studies' out-of-sample replicates (``[report] replicate``, the same studies run
-    again unchanged on a fresh seed) beside the first runs: each row's verdict on both, and those that changed."""
+    """The section's rows that have a published figure, on its studies' out-of-sample replicates (``[report]
+    replicate``, the same studies run again unchanged on a fresh seed) beside the first runs: each row's verdict on
+    both, and those that changed."""
     replicated = [(name, runs.get(replicate_name(name, runs[name].spec.replicate_seed))) for name in section.studies
                   if runs[name].spec.replicate_seed is not None]
     if not replicated:
@@ -34,7 +63,8 @@ def replicate_markdown(section: Section, runs: dict[str, StudyRun]) -> list[str]
     again = {section.ours(m, {m.study: section.values.get(name, {})}): m
              for name, replica in replicated if replica is not None for m in section.pick(replica.trials or [])}
     published = {section.theirs(p): p for p in section.published_rows()}
-    keys = sorted(first, key=lambda key: tuple(table_order(value, section.game) for value in key))
+    keys = sorted((key for key in first if key in published),
+                  key=lambda key: tuple(table_order(value, section.game) for value in key))
     before, _ = judged([(first[key], published.get(key)) for key in keys], section.margin)
     after, judgements = judged([(again.get(key), published.get(key)) for key in keys], section.margin)
     header = [*section.columns, "first run: win % [95% CI] (games)", "verdict", "replicate: win % [95% CI] (games)",
@@ -49,7 +79,7 @@ def replicate_markdown(section: Section, runs: dict[str, StudyRun]) -> list[str]
                                          "yes" if moved else ""]) + " |")
     agreement = table_verdict(judgements, section.margin)
     summary = (f"Verdicts changed in {len(changed)} of {len(keys)} rows: {'; '.join(changed)}." if changed
-               else f"No verdict changed in {len(keys)} rows.")
+               else f"No verdict changed in {len(keys)} row{'s' * (len(keys) != 1)}.")
     return lines + ["", summary + (f" On the replicate: {agreement[0].lower()}{agreement[1:]}" if agreement else ""),
                     ""]
 
