@@ -42,6 +42,7 @@ def pytest_configure(config):
     the same functions."""
     if hasattr(config, "workerinput"):  # a pytest-xdist worker: the controller has warmed up
         return
+    config.stash[REPOSITORY_FILES] = _repository_files()
     from gamecore._jit_cache import folder_for
 
     marker = Path(folder_for()) / WARMED
@@ -53,13 +54,41 @@ def pytest_configure(config):
     marker.touch()
 
 
+REPOSITORY = Path(__file__).resolve().parent.parent
+REPOSITORY_FILES = pytest.StashKey[set]()
+CACHES = ("__pycache__", ".pytest_cache", ".hypothesis", ".ruff_cache", ".egg-info", "/build/")  # made by running
+
+
+def _repository_files() -> set[str]:
+    """The repository's top-level entries and what ``git status`` lists (a file a test left behind shows here)."""
+    status = subprocess.run(["git", "status", "--porcelain", "--ignored", "--untracked-files=normal"], cwd=REPOSITORY,
+                            capture_output=True, text=True, check=False).stdout
+    found = {p.name for p in REPOSITORY.iterdir()} | {line[3:] for line in status.splitlines()}
+    return {path for path in found if not any(cache in path for cache in CACHES)}
+
+
+def pytest_sessionfinish(session, exitstatus):
+    """A test that writes into the repository (an MLflow store in the working directory, a study's files) fails
+    the run: every test works in its own folder."""
+    before = session.config.stash.get(REPOSITORY_FILES, None)
+    if before is None:  # a worker, or configured without the controller's listing
+        return
+    left = sorted(_repository_files() - before)
+    if left:
+        print(f"\nthe repository changed during the tests (a test that writes into it; or an edit made meanwhile): "
+              f"{', '.join(left)}", file=sys.stderr)
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(items):
     """Under ``-n 2 --dist loadgroup`` (the README's test command) the slow tests that start processes, servers or
     signals run one after another on one worker, as on a machine of their own, beside the rest; a slow test marked
-    ``compute`` (slow only by what it computes) goes to whichever worker is free."""
+    ``compute`` (slow only by what it computes) or ``untimed`` (its processes' outcome decided by no signal, kill,
+    timeout or heartbeat) goes to whichever worker is free."""
     for item in items:
-        if item.get_closest_marker("slow") and not item.get_closest_marker("compute"):
+        if item.get_closest_marker("slow") and not (item.get_closest_marker("compute")
+                                                    or item.get_closest_marker("untimed")):
             item.add_marker(pytest.mark.xdist_group("processes"))
 
 

@@ -9,6 +9,7 @@ tile's segments join that union-find, so a feature it connects through any of it
 
 from __future__ import annotations
 
+import functools
 from collections import Counter
 
 import pytest
@@ -21,11 +22,18 @@ from carcassonne_sim.tiles import CITY, FIELD, LETTERS, MAX_SEGMENTS, ROAD, TILE
 STEPS = {0: (0, 1), 1: (1, 0), 2: (0, -1), 3: (-1, 0)}  # sides N E S W; y grows northwards
 
 
-def turned(letter: str, rotation: int) -> list[tuple[int, frozenset[int]]]:
+@functools.cache
+def turned(letter: str, rotation: int) -> tuple[tuple[int, frozenset[int]], ...]:
     """The segments of tile ``letter`` turned ``rotation`` quarter turns clockwise: (kind, ports). A quarter turn
     moves each side's three ports to the next side clockwise."""
-    return [(seg.kind, frozenset((port + 3 * rotation) % 12 for port in seg.ports()))
-            for seg in TILE_TYPES[LETTERS.index(letter)].segments]
+    return tuple((seg.kind, frozenset((port + 3 * rotation) % 12 for port in seg.ports()))
+                 for seg in TILE_TYPES[LETTERS.index(letter)].segments)
+
+
+@functools.cache
+def segment_names(letter: str, rotation: int) -> tuple[str, ...]:
+    """The names the game shows for the segments of tile ``letter`` turned ``rotation`` times."""
+    return tuple(segment_name(LETTERS.index(letter), rotation, s) for s in range(len(turned(letter, rotation))))
 
 
 def side_kind(segments, side: int) -> int:
@@ -62,10 +70,7 @@ class Board:
         self.segments = {at: turned(letter, rotation) for at, (letter, rotation) in self.tiles.items()}
         self.meeples = {}
         for x, y, name, player in state.meeples():
-            letter, rotation = self.tiles[x, y]
-            t = LETTERS.index(letter)
-            names = [segment_name(t, rotation, s) for s in range(len(self.segments[x, y]))]
-            self.meeples[(x, y), names.index(name)] = player
+            self.meeples[(x, y), segment_names(*self.tiles[x, y]).index(name)] = player
         self.features = UnionFind()
         for at in self.tiles:
             self.link(self.features, at, self.segments[at])
@@ -107,7 +112,6 @@ class Board:
         for rotation in range(4):
             shape = frozenset(turned(letter, rotation))
             shapes.setdefault(shape, rotation)
-        t = LETTERS.index(letter)
         actions = set()
         for at in spots:
             for rotation in shapes.values():
@@ -123,7 +127,7 @@ class Board:
                 held = {after.find(node) for node in self.meeples}
                 for s in range(len(segments)):
                     if after.find((at, s)) not in held:
-                        actions.add(Play(*at, rotation, segment_name(t, rotation, s)))
+                        actions.add(Play(*at, rotation, segment_names(letter, rotation)[s]))
         return actions
 
     def neighbours(self, at):

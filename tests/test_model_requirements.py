@@ -43,6 +43,7 @@ def fresh_site(distributions: list[str], folder: Path) -> Path:
 
 
 @pytest.mark.slow
+@pytest.mark.untimed
 def test_the_registered_model_s_requirements_install_and_serve_it(tmp_path, monkeypatch):
     """About 70 s on a busy 2-core machine, where installing them takes 80 s more and 500 MB: pip resolves the
     model's requirements.txt as in a fresh environment (``--dry-run --ignore-installed``), and a Python that sees
@@ -55,6 +56,7 @@ def test_the_registered_model_s_requirements_install_and_serve_it(tmp_path, monk
     from tuning.agent_model import register_agent
     from tuning.tracking import Tracker
 
+    monkeypatch.chdir(tmp_path)  # MLflow's default artifact root, ./mlruns, is here, not in the repository
     config = tmp_path / "agent.toml"
     Setup.uniform("random", "nim").dump(config)
     uri = f"sqlite:///{tmp_path}/mlflow.db"
