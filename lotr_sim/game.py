@@ -65,9 +65,12 @@ def new_game(seed: int = 0, difficulty: str = "hard", full_scenario: bool = Fals
     return GameState(difficulty, seed, full_scenario=full_scenario, rules=rules, trace=trace)
 
 
+OUTCOME_NAMES = (("won", L.WIN), ("lost by threat", L.LOST_BY_THREAT), ("lost by heroes", L.LOST_BY_HEROES))
+
+
 def summarise(records: np.ndarray) -> dict[str, Any]:
-    """Loss causes, the quest stage each loss reached and the rounds played, from the per-game (outcome, round,
-    stage) records."""
+    """Loss causes, the quest stage each loss reached and the rounds played (all games, and per outcome), from the
+    per-game (outcome, round, stage) records."""
     outcomes, rounds, stages = records[:, 0], records[:, 1], records[:, 2]
     lost = outcomes != L.WIN
     return {
@@ -76,6 +79,9 @@ def summarise(records: np.ndarray) -> dict[str, Any]:
         "losses_by_stage": {QUEST_STAGES[k][0]: int(np.sum(lost & (stages == k))) for k in range(len(QUEST_STAGES))
                             if np.any(lost & (stages == k))},
         "rounds_histogram": {int(k): int(v) for k, v in zip(*np.unique(rounds, return_counts=True))},
+        "rounds_by_outcome": {name: {int(k): int(v) for k, v in zip(*np.unique(rounds[outcomes == code],
+                                                                            return_counts=True))}
+                              for name, code in OUTCOME_NAMES if np.any(outcomes == code)},
         "mean_rounds": float(np.mean(rounds)) if rounds.size else 0.0,
     }
 
@@ -130,11 +136,14 @@ GAME = Game(
         reasons=REASONS,
         references=REFERENCES,
         label="lotr_sim.report:published_label",
-        preamble="lotr_sim.report:limit_markdown",
+        preamble="lotr_sim.report:preamble",
         model="lotr_sim.defects:played_model",
     ),
     command_line=CommandLine(
-        commands=(Command("limit", "the perfect-information limit: the share of deals some line of decisions wins, "
+        commands=(Command("choices", "how often each decision offers a choice, per round of random play (the "
+                          "thesis's Figure 3.4; lotr_lab/choices.py)", "lotr_lab.choices:arguments",
+                          "lotr_lab.choices:run"),
+                  Command("limit", "the perfect-information limit: the share of deals some line of decisions wins, "
                           "deck orders known (bounded; lotr_lab/limit.py)", "lotr_lab.limit:arguments",
                           "lotr_lab.limit:run"),),
     ),

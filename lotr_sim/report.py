@@ -88,3 +88,28 @@ def _agent_against_limit(limit: dict) -> list[str]:
                f"{100 * wins / (low * deals):.1f}% of the winnable deals (its wins over the limit's upper and lower "
                f"bounds). ")
             + f"{1000 * agent['mean_seconds_per_game']:.1f} ms a game. {losses}", ""]
+
+
+def choices_markdown(folder: Path) -> list[str]:
+    """How often each decision offered a choice per round (the thesis's Figure 3.4), from ``lotr lotr choices
+    --difficulty <d> --out <folder>/choices-<d>.json``."""
+    found = [json.loads(path.read_text()) for path in sorted(folder.glob("choices-*.json"))]
+    if not found:
+        return []
+    found.sort(key=lambda d: DIFFICULTIES.index(d["options"]["difficulty"]))
+    roles = list(found[0]["roles"])
+    lines = ["## Which decisions offer a choice (LOTR, thesis Figure 3.4)", "",
+             "| difficulty | setup | deals (seed) | " + " | ".join(roles) + " |", "|---|---|---|" + "---|" * len(roles)]
+    for data in found:
+        cells = [f"{100 * c['rounds_with_choice'] / max(1, c['rounds']):.1f}%" for c in data["roles"].values()]
+        lines.append(f"| {data['options']['difficulty']} | {data['setup']} | {data['games']:,} ({data['seed']}) | "
+                     + " | ".join(cells) + " |")
+    return lines + ["", ("The share of rounds in which each decision offered two actions or more (the game asks no "
+                         "decision with one action). The thesis's Figure 3.4 (random agent): \"in the planning and "
+                         "questing decisions, the agent always had some choice ... the phases with the lowest decision "
+                         "probability are travel and attack\" (section 3.5; its bar heights are not in the text)."), ""]
+
+
+def preamble(folder: Path) -> list[str]:
+    """LOTR's sections before the studies': the perfect-information limit and the decisions that offer a choice."""
+    return limit_markdown(folder) + choices_markdown(folder)

@@ -57,6 +57,27 @@ def test_eval_json_reports_rate_interval_losses_rounds_and_speed(capsys):
     assert low < result["win_rate"] < high
     assert sum(result["rounds_histogram"].values()) == 2000
     assert result["games_per_second"] > 0 and result["mean_rounds"] > 1
+    by_outcome = result["rounds_by_outcome"]  # the thesis's Figures 3.5, 6.1 and 6.3: rounds per outcome
+    assert sum(by_outcome["won"].values()) == result["wins"]
+    assert sum(by_outcome["lost by threat"].values()) == result["lost_by_threat"]
+    assert {r: sum(o.get(r, 0) for o in by_outcome.values()) for r in result["rounds_histogram"]} == result[
+        "rounds_histogram"]
+
+
+def test_lotr_choices_counts_the_rounds_in_which_each_decision_offered_a_choice(capsys, tmp_path):
+    """The thesis's Figure 3.4: under the random agent, questing offers a choice every round, travel and attack
+    least often; the record is what the report reads."""
+    out = tmp_path / "choices-hard.json"
+    code, text, _ = run_cli(capsys, "lotr", "choices", "--games", "200", "--seed", "5", "--out", str(out))
+    assert code == 0 and text.splitlines()[1].startswith("questing: a choice in ")
+    roles = json.loads(out.read_text())["roles"]
+    share = {role: c["rounds_with_choice"] / c["rounds"] for role, c in roles.items()}
+    assert share["questing"] == 1 and max(share["travel"], share["attack"]) < min(share["planning"], share["defense"])
+    assert len({c["rounds"] for c in roles.values()}) == 1
+    from lotr_sim.report import choices_markdown
+
+    [row] = [line for line in choices_markdown(tmp_path) if line.startswith("| hard")]
+    assert row.startswith("| hard | random-random-random | 200 (5) | ") and "| 100.0% |" in row
 
 
 NOISY_LOTR = """

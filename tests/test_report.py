@@ -143,23 +143,25 @@ def test_a_record_keeps_the_code_version_and_the_learning_curve_and_the_figure_i
 
 
 def test_a_record_keeps_the_published_rules_model_each_trial_played(tmp_path):
-    """A trial under the published rules keeps, in its record, the defects its rules switched, the published
-    search's flags of the stages it decided and a digest of the code that played them; a corrected-rules trial
-    keeps none."""
+    """A trial under the published rules keeps, from the moment it runs into its record, the defects its rules
+    switched, the published search's flags of the stages it decided and a digest of the code that played them; a
+    corrected-rules trial keeps none."""
     from lotr_sim.defects import model_code
+    from tuning.worker import played_model
 
     spec = load_study(REPOSITORY / "studies" / "lotr" / "paper" / "mcts-setups-published.toml")
     setup = spec.setups[0]
-    published = Measured(spec.name, 0, setup.short_name, True, spec.trial_options({"difficulty": "hard"}), {},
-                         setup, 0.5, 0.4, 0.6, 100, 0.001)
-    corrected = Measured(spec.name, 1, setup.short_name, True, {"difficulty": "hard", "rules": "corrected"}, {},
-                         setup, 0.5, 0.4, 0.6, 100, 0.001)
-    write_record(StudyRun(spec, [published, corrected]), tmp_path)
-    first, second = json.loads((tmp_path / "records" / f"{spec.name}.json").read_text())["trials"]
-    assert first["model"]["defects"] == ["list-skip", "late-destroy", "stale-flags", "second-travel",
-                                         "round-after-win", "unseen-win", "quest-by-name"]
-    assert first["model"]["search"]["planning"]["budget"] == 40 and first["model"]["search"]["planning"]["ppn"] == 1
-    assert first["model"]["code"] == model_code() and "model" not in second
+    model = played_model(spec, {"difficulty": "hard"}, setup)
+    assert model["defects"] == ["list-skip", "late-destroy", "stale-flags", "second-travel", "round-after-win",
+                                "unseen-win", "quest-by-name"]
+    assert model["search"]["planning"]["budget"] == 40 and model["search"]["planning"]["ppn"] == 1
+    assert model["code"] == model_code()
+    corrected = load_study(REPOSITORY / "studies" / "lotr" / "paper" / "mcts-setups.toml")
+    assert played_model(corrected, {"difficulty": "hard"}, corrected.setups[0]) is None
+    trial = Measured(spec.name, 0, setup.short_name, True, spec.trial_options({"difficulty": "hard"}), {}, setup,
+                     0.5, 0.4, 0.6, 100, 0.001, model=model)
+    write_record(StudyRun(spec, [trial]), tmp_path)
+    assert read_record(spec, tmp_path).trials[0].model == model
 
 
 def test_a_measurement_shown_in_two_tables_is_marked_to_be_counted_once(tmp_path):
@@ -174,3 +176,25 @@ def test_a_measurement_shown_in_two_tables_is_marked_to_be_counted_once(tmp_path
     [line] = [line for line in text.splitlines() if line.startswith("Counted once")]
     assert "(random-mcts-mcts / 200 is random-mcts-mcts / on / 20 of *Playouts per node at budget 200 under" in line
     assert text.index("Counted once") > text.index("Table 6.3")
+
+
+def test_a_table_draws_the_rounds_by_outcome_that_its_records_keep(tmp_path):
+    """A section's ``lengths`` draws, for the rows it selects, the rounds their games lasted by outcome (the
+    thesis's Figures 3.5, 6.1 and 6.3), from the game's measures that each trial's record keeps."""
+    from tuning.report import RENDERERS
+
+    spec = parse_study({**_study('section = "x"\ncolumns = ["budget"]\nlengths = { budget = 2 }'), "name": "long"},
+                       "long.toml")
+    setup = Setup.parse("random-mcts-mcts", "lotr")
+    metrics = {"rounds_by_outcome": {"won": {"3": 40, "4": 10}, "lost by threat": {"9": 50}}}
+    trials = [Measured("long", n, "random-mcts-mcts", False, {}, {"budget": n + 1}, setup, 0.5, 0.4, 0.6, 100, 0.001,
+                       metrics=metrics) for n in range(2)]
+    write_record(StudyRun(spec, trials), tmp_path)
+    [recorded] = [read_record(spec, tmp_path)]
+    assert [m.metrics for m in recorded.trials] == [metrics, metrics]
+    runs = {"long": recorded}
+    [section] = sections(runs)
+    [drawn] = RENDERERS["table"].figures(section, runs, tmp_path / "figures")
+    assert drawn.name == "x-lengths.png" and drawn.stat().st_size > 1000
+    again = RENDERERS["table"].figures(section, runs, tmp_path / "again")
+    assert again[0].read_bytes() == drawn.read_bytes()  # the same records draw the same bytes

@@ -70,6 +70,8 @@ REPORT_MEANINGS = {  # every key of tuning.report_keys.REPORT_KEYS
     "beside": "another section whose trial of the same row is shown beside ours",
     "replicate": "the seed of the study's out-of-sample re-run, declared before it runs (`lotr tune run FILE "
                  "--replicate`); the section shows both runs' verdicts side by side",
+    "lengths": "draw the rounds each game of the rows it selects lasted, by outcome (a table of column values, "
+               "e.g. { difficulty = \"hard\" }; {} for every row; the game's measure rounds_by_outcome)",
     "by": "kind ablation: the searched option whose first choice is the whole model and each other choice the "
           "same `+`-joined ingredients less some",
 }

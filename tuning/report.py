@@ -35,7 +35,7 @@ from gamecore.atomic import write_atomically
 from gamecore.interface import Game, imported
 from tuning.headline import HEADLINES, headline_lines, refresh_readme
 from tuning.report_checks import ablation_section, table_section
-from tuning.report_figures import curves_figure, pareto_figure, section_figure
+from tuning.report_figures import curves_figure, pareto_figure, table_figures
 from tuning.report_sections import Section, sections
 from tuning.report_tables import (
     best_section,
@@ -52,15 +52,15 @@ from tuning.verdicts import MARGIN
 @dataclass(frozen=True)
 class Renderer:
     """How one kind of section is written: its body (``markdown(section, runs)``, the lines under its title) and,
-    for the kinds that draw one, its figure (``figure(section, runs, folder)``: the file, or None)."""
+    for the kinds that draw them, its figures (``figures(section, runs, folder)``: the files drawn)."""
 
     markdown: Callable[[Section, dict[str, StudyRun]], list[str]]
-    figure: Callable[[Section, dict[str, StudyRun], Path], Path | None] | None = None
+    figures: Callable[[Section, dict[str, StudyRun], Path], list[Path]] | None = None
 
 
 # a section's kind (its studies' ``[report] kind``; the keys each takes: tuning.report_keys.REPORT_KINDS)
 RENDERERS: dict[str, Renderer] = {
-    "table": Renderer(table_section, section_figure),
+    "table": Renderer(table_section, table_figures),
     "seats": Renderer(seats_section),
     "margins": Renderer(margins_section),
     "bounds": Renderer(bounds_section),
@@ -125,8 +125,8 @@ def section_lines(section: Section, runs: dict[str, StudyRun], figures: Path) ->
     renderer = RENDERERS[section.kind]
     lines = [f"## {section.title}", "", *renderer.markdown(section, runs)]
     lines += [section.note, ""] if section.note else []
-    drawn = renderer.figure(section, runs, figures) if renderer.figure else None
-    return lines + ([f"![{section.key}](figures/{drawn.name})", ""] if drawn else [])
+    drawn = renderer.figures(section, runs, figures) if renderer.figures else []
+    return lines + [line for path in drawn for line in (f"![{path.stem}](figures/{path.name})", "")]
 
 
 def write_report(study_files: list[Path], out: Path, root: Path = Path(".")) -> Path:

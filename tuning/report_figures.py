@@ -9,24 +9,28 @@ from pathlib import Path
 import numpy as np
 
 from gamecore.atomic import atomic_path
-from tuning.report_sections import Section, cell_text, column_of, published_column
+from tuning.report_sections import Section, cell_text, column_of, published_column, table_order
 from tuning.study_results import Measured, StudyRun
 
 CURVES = 8  # the learning curves drawn at most, the first trained trials of the studies that ask for them
 
 
-def figure(path: Path, draw: Callable) -> Path:
-    """A figure drawn by ``draw(axes)``, with a grid and a legend, saved to ``path`` (its folder made) with no
-    metadata that would change by machine (matplotlib's version)."""
+def figure(path: Path, draw: Callable, panels: int = 1) -> Path:
+    """A figure drawn by ``draw(axes)`` (``panels`` side by side: ``draw`` gets their list), each with a grid and a
+    legend, saved to ``path`` (its folder made) with no metadata that would change by machine (matplotlib's
+    version)."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    drawing, axes = plt.subplots(figsize=(6.4, 4))
-    draw(axes)
-    axes.grid(alpha=0.3)
-    axes.legend(fontsize=8)
+    drawing, grid = plt.subplots(1, panels, figsize=(6.4 if panels == 1 else 3.4 * panels, 4), squeeze=False)
+    every = list(grid[0])
+    draw(every[0] if panels == 1 else every)
+    for axes in every:
+        axes.grid(alpha=0.3)
+        if axes.get_legend_handles_labels()[0]:
+            axes.legend(fontsize=8)
     kind = Path(path).suffix[1:]
     Path(path).parent.mkdir(parents=True, exist_ok=True)
     with atomic_path(path) as temporary:
@@ -66,13 +70,55 @@ def section_figure(section: Section, runs: dict[str, StudyRun], folder: Path) ->
     return figure(folder / f"{section.key}.png", draw)
 
 
-def pareto_figure(section: Section, runs: dict[str, StudyRun], folder: Path) -> Path | None:
-    """A two-objective study's trials by win rate and time per game, its Pareto front joined; None without one."""
+ROUNDS_BY_OUTCOME = "rounds_by_outcome"  # a game's measure: per outcome, how many games lasted each number of rounds
+PANELS = 6  # the rows a lengths figure draws at most
+
+
+def lengths_figure(section: Section, runs: dict[str, StudyRun], folder: Path) -> Path | None:
+    """The rounds each game lasted, stacked by outcome (the game's measure ``rounds_by_outcome``), a panel per row
+    that the section's ``lengths`` selects (its columns' values; all rows when empty), when it asks for it."""
+    if section.lengths is None:
+        return None
+    trials = [m for name in section.studies for m in section.pick(runs[name].trials or [])
+              if m.metrics.get(ROUNDS_BY_OUTCOME)
+              and all(cell_text(column_of(m, key)) == cell_text(value) for key, value in section.lengths.items())]
+    trials = sorted(trials, key=lambda m: tuple(table_order(v, section.game) for v in section.ours(m)))[:PANELS]
+    if not trials:
+        return None
+
+    def draw(panels):
+        from matplotlib.ticker import MaxNLocator
+
+        outcomes = sorted({outcome for m in trials for outcome in m.metrics[ROUNDS_BY_OUTCOME]})  # as records keep them
+        for panel, (axes, m) in enumerate(zip(panels if len(trials) > 1 else [panels], trials)):
+            counts = m.metrics[ROUNDS_BY_OUTCOME]
+            rounds = sorted({int(r) for by_round in counts.values() for r in by_round})
+            bottom = np.zeros(len(rounds))
+            for colour, outcome in enumerate(outcomes):  # one colour per outcome in every panel, named in the first
+                share = np.array([counts.get(outcome, {}).get(str(r), 0) for r in rounds]) / m.games
+                axes.bar(rounds, 100 * share, bottom=100 * bottom, color=f"C{colour}",
+                         label=outcome if panel == 0 else None)
+                bottom += share
+            axes.xaxis.set_major_locator(MaxNLocator(integer=True))
+            axes.set(xlabel="rounds", ylabel="games %" if panel == 0 else None,
+                     title=" / ".join(cell_text(k) for k in section.ours(m)))
+
+    return figure(folder / f"{section.key}-lengths.png", draw, panels=len(trials))
+
+
+def table_figures(section: Section, runs: dict[str, StudyRun], folder: Path) -> list[Path]:
+    """A table section's figures, each where its ``[report]`` asks for it: the win rate against a parameter
+    (``section_figure``) and the rounds its games lasted by outcome (``lengths_figure``)."""
+    return [path for path in (section_figure(section, runs, folder), lengths_figure(section, runs, folder)) if path]
+
+
+def pareto_figure(section: Section, runs: dict[str, StudyRun], folder: Path) -> list[Path]:
+    """A two-objective study's trials by win rate and time per game, its Pareto front joined (none without one)."""
     from matplotlib.ticker import NullFormatter
 
     run = runs[section.studies[0]]
     if not (run.pareto and run.trials):
-        return None
+        return []
 
     def draw(axes):
         axes.scatter([1000 * m.seconds_per_game for m in run.trials], [100 * m.win_rate for m in run.trials],
@@ -84,7 +130,7 @@ def pareto_figure(section: Section, runs: dict[str, StudyRun], folder: Path) -> 
                  title=f"{run.spec.name} ({run.spec.setup_label}): win rate against time")
         axes.xaxis.set_minor_formatter(NullFormatter())  # the minor labels of a short log axis overlap
 
-    return figure(folder / f"{section.key}.png", draw)
+    return [figure(folder / f"{section.key}.png", draw)]
 
 
 def curves_figure(runs: dict[str, StudyRun], folder: Path) -> Path | None:

@@ -12,13 +12,13 @@ from agents.specs import SpecError
 REPORT_KEYS = {"kind": str, "section": str, "title": str, "order": int, "note": str, "margin": float, "columns": list,
                "reason": str, "published": dict, "exclude": dict, "best_per": list, "detail": str, "figure": dict, "values": dict,
                "curves": bool, "reference": str, "config": str, "bounds": dict, "pairs": list,
-               "as_published": bool, "beside": str, "replicate": int, "by": str}
+               "as_published": bool, "beside": str, "replicate": int, "by": str, "lengths": dict}
 REPORT_COMMON = ("kind", "section", "title", "order", "note", "margin")  # every kind's: which section, where, what
 # under it, and the equivalence margin of its comparisons (points of win rate)
 # each kind of section (its renderer: tuning.report.RENDERERS) and the keys it takes besides the common ones
 REPORT_KINDS = {
     "table": ("columns", "reason", "published", "exclude", "best_per", "detail", "figure", "values", "curves",
-              "reference", "pairs", "as_published", "beside", "replicate"),  # our rows against the published ones
+              "reference", "pairs", "as_published", "beside", "replicate", "lengths"),  # our rows against the published ones
     # (replicate: the seed of the study's out-of-sample re-run, lotr tune run --replicate, shown beside it)
     "seats": ("reason", "published", "exclude"),  # a two-player game: each seat's rate and measures
     "margins": (),  # a study whose objective is the score margin: its trials, best first

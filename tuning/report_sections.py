@@ -48,6 +48,7 @@ class Section:
     as_published: bool = False  # setups shown as the published setup they reproduce (Game.reproduction.label)
     beside: str = ""  # another section whose trial of the same row is shown beside ours
     by: str = ""  # kind ablation: the searched option whose choices remove an ingredient each
+    lengths: dict | None = None  # the rows (by their columns' values) whose rounds by outcome are drawn
     kind: str = REPORT_KIND  # how it is written (tuning.report.RENDERERS)
     margin: float = MARGIN  # the equivalence margin, points of win rate ([report] margin, declared before the run)
 
@@ -140,6 +141,7 @@ def sections(runs: dict[str, StudyRun]) -> list[Section]:
             values={spec.name: spec.report.get("values", {}) for spec in specs}, bounds=table.get("bounds", {}),
             pairs=tuple(tuple(pair) for pair in table.get("pairs", ())),
             as_published=table.get("as_published", False), beside=table.get("beside", ""), by=table.get("by", ""),
+            lengths=table.get("lengths"),
             kind=table.get("kind", REPORT_KIND), margin=float(table.get("margin", MARGIN)),
         ))
     return sorted(found, key=lambda section: (section.order, section.as_published))  # a reproduction after the rest

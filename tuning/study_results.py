@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -28,7 +27,6 @@ from optuna.trial import TrialState
 from agents.setup import FILE_PARAMS, Setup
 from agents.specs import REDUCTION, SpecError
 from gamecore.atomic import write_atomically
-from gamecore.interface import imported
 from gamecore.redaction import redact
 from tuning.outcomes import OUTCOMES, pack_outcomes, unpack_outcomes
 from tuning.selection import exported_figures
@@ -64,6 +62,8 @@ class Measured:
     code_version: str | None = None  # the code that ran it (tuning.tracking.code_version), when recorded
     curve: tuple[int, np.ndarray] | None = None  # a trained trial's learning curve: its moving average's window and
     # each training episode's win (its folder's curve.csv), when kept
+    metrics: dict = field(default_factory=dict)  # the game's measures of its games (LOTR: rounds by outcome), when kept
+    model: dict | None = None  # the model of a paper's code it played, as it ran (Game.reproduction.model), when kept
 
     @property
     def wins(self) -> int:
@@ -138,6 +138,7 @@ def _measured(spec: StudySpec, trial, chosen: dict) -> Measured:
         oracle=config.is_oracle, options=spec.trial_options(trial.params), params=dict(trial.params),
         config=config, win_rate=win_rate, low=low, high=high, objective=trial.values[0],
         games=trial.user_attrs.get("games", spec.games), seconds_per_game=trial.user_attrs["seconds_per_game"],
+        metrics=trial.user_attrs.get("metrics", {}), model=trial.user_attrs.get("model"),
         training_seconds=trial.user_attrs.get("training_seconds"),
         chosen=chosen if chosen.get("trial") == trial.number else None, seats=seats,
         outcomes=unpack_outcomes(trial.user_attrs[OUTCOMES]) if OUTCOMES in trial.user_attrs else None,
@@ -174,10 +175,8 @@ def write_record(run: StudyRun, folder: Path) -> Path:
     """Write the record of a study read from its store or its export (see the module docstring); return its path."""
     path = record_path(run.spec.name, folder)
     path.parent.mkdir(parents=True, exist_ok=True)
-    reproduction = run.spec.game.reproduction
-    model = imported(reproduction.model) if reproduction.model else None
     data = {"format": RECORD_FORMAT, "study": run.spec.name, "pruned": run.pruned,
-            "pareto": [m.number for m in run.pareto], "trials": [_to_record(m, model) for m in run.trials or []]}
+            "pareto": [m.number for m in run.pareto], "trials": [_to_record(m) for m in run.trials or []]}
     if run.export:
         data["export"] = run.export
     write_atomically(path, json.dumps(data, indent=1, sort_keys=True) + "\n")
@@ -188,14 +187,14 @@ def record_path(name: str, folder: Path) -> Path:
     return folder / "records" / f"{name}.json"
 
 
-def _to_record(m: Measured, model: Callable[[dict, dict], dict | None] | None) -> dict:
-    """A trial as its record keeps it, with the game's model of a paper's code that played it (``model``:
-    ``Game.reproduction.model``) where there is one."""
+def _to_record(m: Measured) -> dict:
     kept = {"code_version": m.code_version} if m.code_version else {}
-    if model is not None and (played := model(m.options, m.config.to_mapping())) is not None:
-        kept["model"] = played
+    if m.model is not None:
+        kept["model"] = m.model
     if m.curve is not None:
         kept["curve"] = {"window": m.curve[0], "wins": pack_outcomes(m.curve[1])}
+    if m.metrics:
+        kept["metrics"] = m.metrics
     return {"number": m.number, "options": m.options, "params": m.params, "config": _portable(m.config.to_mapping()),
             "win_rate": m.win_rate, "interval": [m.low, m.high], "games": m.games,
             "seconds_per_game": None if math.isnan(m.seconds_per_game) else m.seconds_per_game,
@@ -238,6 +237,7 @@ def _from_record(spec: StudySpec, trial: dict) -> Measured:
         outcomes=None if trial["outcomes"] is None else unpack_outcomes(trial["outcomes"]),
         code_version=trial.get("code_version"),
         curve=(trial["curve"]["window"], unpack_outcomes(trial["curve"]["wins"])) if trial.get("curve") else None,
+        metrics=trial.get("metrics", {}), model=trial.get("model"),
     )
 
 

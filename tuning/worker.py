@@ -22,8 +22,10 @@ from pathlib import Path
 import optuna
 from optuna.trial import TrialState
 
+from agents.evaluation import json_ready
 from agents.interruption import Interrupted, deferred, raise_held
 from agents.specs import SpecError
+from gamecore.interface import imported
 from gamecore.redaction import redact
 from gamecore.stats import wilson_interval
 from tuning.objective import objective_values, run_trial
@@ -200,7 +202,8 @@ def _run_one(study: optuna.Study, trial: optuna.Trial, context: TrialContext, tr
         attrs = {"config": setup.to_mapping(), "wilson_95": list(evaluation.wilson_95),
                  "seconds_per_game": evaluation.mean_seconds_per_game, "folder": str(folder.resolve()),
                  "options": spec.trial_options(trial.params),
-                 "games": evaluation.games, "seats": evaluation.seats, "executor": spec.executor,
+                 "games": evaluation.games, "seats": evaluation.seats, "metrics": json_ready(evaluation.metrics),
+                 "model": played_model(spec, trial.params, setup), "executor": spec.executor,
                  "evaluation_workers": evaluation.workers, **training}
         if _tell(study, trial, TrialState.COMPLETE, objective_values(spec, evaluation), **attrs):
             log_trial(tracker, run, study.get_trials(deepcopy=False)[trial.number], evaluation, training, "complete",
@@ -208,6 +211,13 @@ def _run_one(study: optuna.Study, trial: optuna.Trial, context: TrialContext, tr
         else:
             _discarded(tracker, run, trial)
     return None
+
+
+def played_model(spec: StudySpec, params: dict, setup) -> dict | None:
+    """The model of a paper's code that the trial played (``Game.reproduction.model``: its rules, switches and the
+    digest of the code that played them, taken now, as it runs), or None."""
+    model = spec.game.reproduction.model
+    return imported(model)(spec.trial_options(params), setup.to_mapping()) if model else None
 
 
 def _played_so_far(study: optuna.Study, trial: optuna.Trial) -> dict:
