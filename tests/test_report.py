@@ -75,6 +75,12 @@ def _study(report: str) -> dict:
     ('section = "x"\nbounds = { "mcts" = "rl" }', "s.toml: report.bounds is a key of kind bounds, not of kind = 'table'"),
     ('kind = "seats"\npublished = { experiment = "x" }', "s.toml: report.section is missing"),
     ('kind = 3\nsection = "x"', "s.toml: report.kind = 3 is invalid; expected a str"),
+    ('section = "x"\nlengths = { difficulty = "hard" }',
+     "s.toml: report.lengths names difficulty, not a column of report.columns (setup)"),
+    ('kind = "ablation"\nsection = "x"\nby = "rules"',
+     ("s.toml: report.by = 'rules' is invalid; expected the searched option whose choices remove an ingredient each, "
+     "one of: budget")),
+    ('section = "x"\nreplicate = -1', "s.toml: report.replicate = -1 is invalid; expected a seed in [0, 2^32)"),
 ])
 def test_a_sections_kind_is_declared_and_takes_its_own_keys(report, message):
     with pytest.raises(SpecError) as caught:

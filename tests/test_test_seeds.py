@@ -174,3 +174,12 @@ def test_a_study_runs_again_on_its_declared_fresh_seed_once_and_the_report_shows
     assert "(`baseline`: seed 0 and 7100001)" in replicate.splitlines()[0]
     assert [line.split(" | ")[0] for line in replicate.splitlines()[4:6]] == ["| easy", "| hard"]
     assert "verdict changed" in replicate or "Verdicts changed" in replicate
+
+
+def test_a_replicate_of_a_study_that_declares_no_seed_for_it_is_refused_in_one_line(tmp_path, capsys):
+    path = _study(tmp_path, "plain")
+    code, out, err = run_cli(capsys, "tune", "run", str(path), "--replicate", "--dry-run")
+    assert code == 2 and out == ""
+    assert err.strip().splitlines()[-1].endswith("report.replicate is not set; declare the fresh seed of the "
+                                                  "replicate there (e.g. replicate = 5000001) before running it")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["plain.toml"]

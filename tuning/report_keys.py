@@ -63,7 +63,18 @@ def check_report(report: Any, source: str) -> dict:
             others = ", ".join(name for name, keys in REPORT_KINDS.items() if key in keys)
             raise SpecError(f"{source}: report.{key} is a key of kind {others}, not of kind = {kind!r}; "
                             f"{kind} takes {', '.join((*REPORT_COMMON, *REPORT_KINDS[kind]))}")
+    columns = report.get("columns", ["setup"])
+    if unknown := [key for key in report.get("lengths", {}) if key not in columns]:
+        raise SpecError(f"{source}: report.lengths names {', '.join(unknown)}, not a column of report.columns "
+                        f"({', '.join(columns)}); select rows by their columns' values, e.g. {{ {columns[0]} = ... }}")
     return {**report, "kind": kind}
+
+
+def check_ablation(report: dict, searched: list[str], source: str) -> None:
+    """An ablation section's ``by`` must name one of the study's searched options (its ingredients' choices)."""
+    if report.get("kind") == "ablation" and report.get("by") not in searched:
+        raise SpecError(f"{source}: report.by = {report.get('by')!r} is invalid; expected the searched option whose "
+                        f"choices remove an ingredient each, one of: {', '.join(searched) or 'none searched'}")
 
 
 def check_finite(value: Any, where: str) -> None:

@@ -116,7 +116,7 @@ from gamecore.interface import Game
 from gamecore.moved import MOVED_TABLE, moved_message
 from gamecore.params import LIMITS, over_cap
 from tuning.pruners import PRUNERS
-from tuning.report_keys import check_report
+from tuning.report_keys import check_ablation, check_report
 from tuning.samplers import SAMPLERS
 from tuning.space import Domain
 from tuning.storage import Liveness
@@ -306,6 +306,7 @@ def parse_study(data: dict, source: str = "study", limits: bool = True) -> Study
     if beyond := over_cap("n_trials", n_trials, limits):  # the sampler's own count (a grid's combinations)
         raise SpecError(f"{source}: search.n_trials = {n_trials} (the sampler's count) is invalid; expected {beyond}")
     report = check_report(data.get("report", {}), source)
+    check_ablation(report, [domain.name for domain in space], source)
     return StudySpec(
         name=name,
         setup=setups[0],

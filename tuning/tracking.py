@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING
 import optuna
 from mlflow import MlflowClient
 from mlflow.entities import Metric, Param, RunTag
+from mlflow.exceptions import MlflowException
 from optuna.trial import FrozenTrial, TrialState
 
 import gamecore
@@ -69,8 +70,13 @@ class Tracker:
         found = self.client.get_experiment_by_name(experiment)
         key, kind = EXPERIMENT_KIND
         if found is None:
-            self.experiment_id = self.client.create_experiment(experiment, tags={key: kind})
-        else:
+            try:
+                self.experiment_id = self.client.create_experiment(experiment, tags={key: kind})
+            except MlflowException:  # another process made it since (two studies' first runs at once): use it
+                found = self.client.get_experiment_by_name(experiment)
+                if found is None:
+                    raise
+        if found is not None:
             self.experiment_id = found.experiment_id
             if key not in found.tags:  # an experiment made by an earlier version of this code
                 self.client.set_experiment_tag(self.experiment_id, key, kind)
