@@ -144,7 +144,8 @@ def sections(runs: dict[str, StudyRun]) -> list[Section]:
             lengths=table.get("lengths"),
             kind=table.get("kind", REPORT_KIND), margin=float(table.get("margin", MARGIN)),
         ))
-    return sorted(found, key=lambda section: (section.order, section.as_published))  # a reproduction after the rest
+    # a reproduction after the rest, an ablation after the table it takes apart
+    return sorted(found, key=lambda section: (section.order, section.as_published, section.kind == "ablation"))
 
 
 def cell_text(value) -> str:
