@@ -73,19 +73,35 @@ def folder_for(*extra: Path) -> str:
     return str(_writable_base() / f"numba-{sources_digest(sources)}")
 
 
+_HELD: set[str] = set()  # the cache folders whose lock this process holds now (Numba's compiler lock serialises
+# its threads' compiles)
+
+
 def _holding_folder_lock(method, mode: int):
-    """``method`` of an ``IndexDataCacheFile``, run while holding its folder's lock (``mode``: shared or exclusive);
-    unlocked where the lock file cannot be opened (a read-only cache, which nobody writes)."""
+    """``method`` of an ``IndexDataCacheFile``, run while holding its folder's lock (``mode``: shared or exclusive).
+    Unlocked where the lock cannot be had: a lock file that cannot be made (a read-only cache, which nobody writes),
+    a file system without locks (as Numba alone), or a lock this process already holds further up its stack (a
+    load whose unpickling imports a module that compiles and saves: taking the lock again would wait on itself)."""
 
     @functools.wraps(method)
     def locked(cache_file, *args):
+        folder = cache_file._cache_path
+        if folder in _HELD:
+            return method(cache_file, *args)
         try:
-            handle = os.open(os.path.join(cache_file._cache_path, ".lock"), os.O_RDWR | os.O_CREAT, 0o644)
+            handle = os.open(os.path.join(folder, ".lock"), os.O_RDONLY | os.O_CREAT, 0o644)
         except OSError:
             return method(cache_file, *args)
         try:
-            fcntl.flock(handle, mode)
-            return method(cache_file, *args)
+            try:
+                fcntl.flock(handle, mode)
+            except OSError:
+                return method(cache_file, *args)
+            _HELD.add(folder)
+            try:
+                return method(cache_file, *args)
+            finally:
+                _HELD.discard(folder)
         finally:
             os.close(handle)  # releases the lock
 

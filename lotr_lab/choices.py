@@ -14,6 +14,7 @@ import argparse
 import json
 import sys
 import time
+from pathlib import Path
 
 from agents.play import role_agents
 from agents.setup import Setup, parse_assignment
@@ -71,6 +72,8 @@ def run(args) -> int:
         setup = Setup.parse(args.setup, GAME)
         options = GAME.check_options({"difficulty": args.difficulty, **dict(map(parse_assignment, args.option))},
                                      "--option")
+        if args.out and not Path(args.out).resolve().parent.is_dir():
+            raise SpecError(f"--out {args.out}: its folder does not exist; make it first")
     except SpecError as error:
         print(f"lotr choices: {error}", file=sys.stderr)
         return 2

@@ -91,19 +91,25 @@ def _agent_against_limit(limit: dict) -> list[str]:
 
 
 def choices_markdown(folder: Path) -> list[str]:
-    """How often each decision offered a choice per round (the thesis's Figure 3.4), from ``lotr lotr choices
-    --difficulty <d> --out <folder>/choices-<d>.json``."""
-    found = [json.loads(path.read_text()) for path in sorted(folder.glob("choices-*.json"))]
+    """How often each decision offered a choice per round (the thesis's Figure 3.4), from ``gametune lotr choices
+    --difficulty <d> --out <folder>/choices-<d>.json`` (a file without the fields it writes is left out)."""
+    found = []
+    for path in sorted(folder.glob("choices-*.json")):
+        data = json.loads(path.read_text())
+        if isinstance(data, dict) and {"options", "roles", "games", "seed", "setup"} <= set(data):
+            found.append(data)
     if not found:
         return []
-    found.sort(key=lambda d: DIFFICULTIES.index(d["options"]["difficulty"]))
-    roles = list(found[0]["roles"])
+    found.sort(key=lambda d: (d["options"].get("rules", ""), DIFFICULTIES.index(d["options"].get("difficulty"))))
+    roles = list(dict.fromkeys(role for data in found for role in data["roles"]))
     lines = ["## Which decisions offer a choice (LOTR, thesis Figure 3.4)", "",
-             "| difficulty | setup | deals (seed) | " + " | ".join(roles) + " |", "|---|---|---|" + "---|" * len(roles)]
+             "| difficulty | rules | setup | deals (seed) | " + " | ".join(roles) + " |",
+             "|---|---|---|---|" + "---|" * len(roles)]
     for data in found:
-        cells = [f"{100 * c['rounds_with_choice'] / max(1, c['rounds']):.1f}%" for c in data["roles"].values()]
-        lines.append(f"| {data['options']['difficulty']} | {data['setup']} | {data['games']:,} ({data['seed']}) | "
-                     + " | ".join(cells) + " |")
+        counts = [data["roles"].get(role) for role in roles]
+        cells = [f"{100 * c['rounds_with_choice'] / max(1, c['rounds']):.1f}%" if c else "-" for c in counts]
+        lines.append(f"| {data['options'].get('difficulty')} | {data['options'].get('rules', 'corrected')} | "
+                     f"{data['setup']} | {data['games']:,} ({data['seed']}) | " + " | ".join(cells) + " |")
     return lines + ["", ("The share of rounds in which each decision offered two actions or more (the game asks no "
                          "decision with one action). The thesis's Figure 3.4 (random agent): \"in the planning and "
                          "questing decisions, the agent always had some choice ... the phases with the lowest decision "

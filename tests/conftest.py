@@ -8,6 +8,7 @@ the deck zones, in the order asked for.
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -56,15 +57,17 @@ def pytest_configure(config):
 
 REPOSITORY = Path(__file__).resolve().parent.parent
 REPOSITORY_FILES = pytest.StashKey[set]()
-CACHES = ("__pycache__", ".pytest_cache", ".hypothesis", ".ruff_cache", ".egg-info", "/build/")  # made by running
+CACHES = ("__pycache__", ".pytest_cache", ".hypothesis", ".ruff_cache", "build")  # made by running or installing
 
 
 def _repository_files() -> set[str]:
     """The repository's top-level entries and what ``git status`` lists (a file a test left behind shows here)."""
-    status = subprocess.run(["git", "status", "--porcelain", "--ignored", "--untracked-files=normal"], cwd=REPOSITORY,
-                            capture_output=True, text=True, check=False).stdout
+    status = "" if shutil.which("git") is None else subprocess.run(
+        ["git", "status", "--porcelain", "--ignored", "--untracked-files=normal"], cwd=REPOSITORY, capture_output=True,
+        text=True, check=False).stdout
     found = {p.name for p in REPOSITORY.iterdir()} | {line[3:] for line in status.splitlines()}
-    return {path for path in found if not any(cache in path for cache in CACHES)}
+    return {path for path in found if not any(part in CACHES or part.endswith(".egg-info")
+                                              for part in Path(path).parts)}
 
 
 def pytest_sessionfinish(session, exitstatus):
@@ -74,7 +77,7 @@ def pytest_sessionfinish(session, exitstatus):
     if before is None:  # a worker, or configured without the controller's listing
         return
     left = sorted(_repository_files() - before)
-    if left:
+    if left and exitstatus == pytest.ExitCode.OK:
         print(f"\nthe repository changed during the tests (a test that writes into it; or an edit made meanwhile): "
               f"{', '.join(left)}", file=sys.stderr)
         session.exitstatus = pytest.ExitCode.TESTS_FAILED

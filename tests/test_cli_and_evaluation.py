@@ -77,7 +77,7 @@ def test_lotr_choices_counts_the_rounds_in_which_each_decision_offered_a_choice(
     from lotr_sim.report import choices_markdown
 
     [row] = [line for line in choices_markdown(tmp_path) if line.startswith("| hard")]
-    assert row.startswith("| hard | random-random-random | 200 (5) | ") and "| 100.0% |" in row
+    assert row.startswith("| hard | corrected | random-random-random | 200 (5) | ") and "| 100.0% |" in row
 
 
 NOISY_LOTR = """

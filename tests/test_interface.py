@@ -376,3 +376,23 @@ def test_a_compiled_function_is_saved_to_the_cache_only_under_its_folder_lock(tm
         assert child.poll() is None and not list(folder.glob("*.nbi"))
     assert child.wait(timeout=60) == 0
     assert list(folder.glob("*.nbi"))
+
+
+def test_a_cache_access_nested_in_another_of_the_same_process_does_not_wait_on_itself(tmp_path):
+    """A load whose unpickling imports a module that compiles and saves into the same folder asks for the folder's
+    lock while this process holds it: it goes on under the lock it holds, instead of waiting for ever."""
+    import fcntl
+    import threading
+
+    from gamecore._jit_cache import _holding_folder_lock
+
+    class CacheFile:
+        _cache_path = str(tmp_path)
+
+    save = _holding_folder_lock(lambda cache_file: "saved", fcntl.LOCK_EX)
+    load = _holding_folder_lock(lambda cache_file: save(cache_file), fcntl.LOCK_SH)
+    done = []
+    worker = threading.Thread(target=lambda: done.append(load(CacheFile())), daemon=True)
+    worker.start()
+    worker.join(timeout=10)
+    assert done == ["saved"]

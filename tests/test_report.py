@@ -78,8 +78,8 @@ def _study(report: str) -> dict:
     ('section = "x"\nlengths = { difficulty = "hard" }',
      "s.toml: report.lengths names difficulty, not a column of report.columns (setup)"),
     ('kind = "ablation"\nsection = "x"\nby = "rules"',
-     ("s.toml: report.by = 'rules' is invalid; expected the searched option whose choices remove an ingredient each, "
-     "one of: budget")),
+     ("s.toml: report.by = 'rules' is invalid; expected the searched choice whose values remove an ingredient each, "
+      "one of: none searched")),
     ('section = "x"\nreplicate = -1', "s.toml: report.replicate = -1 is invalid; expected a seed in [0, 2^32)"),
 ])
 def test_a_sections_kind_is_declared_and_takes_its_own_keys(report, message):

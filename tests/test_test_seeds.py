@@ -183,3 +183,24 @@ def test_a_replicate_of_a_study_that_declares_no_seed_for_it_is_refused_in_one_l
     assert err.strip().splitlines()[-1].endswith("report.replicate is not set; declare the fresh seed of the "
                                                   "replicate there (e.g. replicate = 5000001) before running it")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["plain.toml"]
+
+
+def test_a_replicate_needs_deals_the_study_never_played_and_one_replicate_per_study(tmp_path, capsys):
+    """The replicate seed may not be the study's own objective, validation or test seed; once a study has a
+    replicate in the ledger, another seed for it is a second chance at the same claim: refused unless a reason
+    is given. --n-trials and --out do not apply to a replicate."""
+    from tuning.test_seeds import check_one_replicate, write_ledger
+
+    path = tmp_path / "x.toml"
+    path.write_text(REPLICATED.format(name="x").replace("replicate = 7100001", "replicate = 0"))
+    with pytest.raises(Exception, match=r"report.replicate = 0 is one of the study's own seeds"):
+        load_study(path).replicated()
+    path.write_text(REPLICATED.format(name="x").replace("replicate = 7100001", "replicate = 7100002"))
+    write_ledger(tmp_path / LEDGER, [{"seed": 7100001, "study": "x-seed7100001", "file": "x.toml", "fingerprint": "f",
+                                     "date": "2026-11-28", "result": "out-of-sample replicate: 2 trials"}])
+    replica = load_study(path).replicated()
+    with pytest.raises(Exception, match=r"study x already has an out-of-sample replicate on seed 7100001"):
+        check_one_replicate(replica)
+    check_one_replicate(replica, "a second replicate asked for by a reviewer")
+    code, out, err = run_cli(capsys, "tune", "run", str(path), "--replicate", "--n-trials", "1")
+    assert code == 2 and out == "" and err.strip().splitlines()[-1].endswith("drop --n-trials and --out")

@@ -259,6 +259,8 @@ def _tune_run(parser, args) -> int:
 
     try:
         spec = load_study(args.study, limits=not args.no_limits)
+        if args.replicate and (args.n_trials or args.out):
+            parser.error("--replicate runs the study file's own budget and exports nothing; drop --n-trials and --out")
         spec = spec.replicated() if args.replicate else spec
         if args.executor or args.ray_address:
             spec = dataclasses.replace(spec, executor=args.executor or spec.executor,

@@ -40,7 +40,7 @@ from tuning.storage_url import storage_url, trials_folder
 from tuning.study_record import StudyResult, close_abandoned, counted, kept, open_study, study_result
 from tuning.study_spec import StudySpec
 from tuning.supervision import compile_agents, run_workers, share_workers
-from tuning.test_seeds import check_seed, check_test_seed, record_seed, record_test
+from tuning.test_seeds import check_one_replicate, check_seed, check_test_seed, record_seed, record_test
 from tuning.tracking import Tracker, close_stale_runs, code_version
 from tuning.tracking_store import check_tracking_store
 from tuning.worker import POLL_SECONDS, TrialContext, work
@@ -114,6 +114,7 @@ def run_replicate(replica: StudySpec, workers: int | None = None, storage: str |
     """Run a study's out-of-sample replicate (``StudySpec.replicated``): refused in one line when the ledger gives
     its seed to another claim, and entered in the ledger once run."""
     check_seed(replica, replica.seed, "report.replicate", reuse_test_seed)
+    check_one_replicate(replica, reuse_test_seed)
     result = run_study(replica, workers=workers, storage=storage, reuse_test_seed=reuse_test_seed)
     with deferred():
         record_seed(replica, replica.seed, f"out-of-sample replicate: {result.complete} trials of "

@@ -24,7 +24,8 @@ def same_runs_markdown(section: Section, runs: dict[str, StudyRun]) -> list[str]
     """The rows of this table that are the same configuration, on the same deals, as a row of an earlier table:
     one measurement shown twice, to be counted once."""
     def played(m) -> str:
-        return json.dumps([m.config.to_mapping(), m.options, runs[m.study].spec.seed, m.games], sort_keys=True,
+        spec = runs[m.study].spec
+        return json.dumps([m.config.to_mapping(), m.options, spec.seed, spec.seat, m.games], sort_keys=True,
                           default=str)
 
     earlier = {}
@@ -55,13 +56,17 @@ def replicate_markdown(section: Section, runs: dict[str, StudyRun]) -> list[str]
         return []
     seeds = ", ".join(f"`{name}`: seed {runs[name].spec.seed} and {runs[name].spec.replicate_seed}"
                       for name, _ in replicated)
+    searched = [name for name, _ in replicated if runs[name].spec.sampler != "grid"]
     title = (f"Out of sample: the same studies run again unchanged on a fresh seed, declared in the study file "
-             f"before the run ({seeds})")
+             f"before the run ({seeds})" + (f"; {', '.join(f'`{name}`' for name in searched)} searches, so its "
+                                            "replicate is its whole search again on the fresh deals and its row the "
+                                            "best found there" if searched else ""))
     if all(replica is None for _, replica in replicated):
         return [f"{title}: not run yet.", ""]
-    first = {section.ours(m): m for name, _ in replicated for m in section.pick(runs[name].trials or [])}
-    again = {section.ours(m, {m.study: section.values.get(name, {})}): m
-             for name, replica in replicated if replica is not None for m in section.pick(replica.trials or [])}
+    first = {section.ours(m): m for m in section.pick([m for name in section.studies for m in runs[name].trials or []])}
+    origin = {replica.spec.name: name for name, replica in replicated if replica is not None}
+    again = {section.ours(m, {m.study: section.values.get(origin[m.study], {})}): m
+             for m in section.pick([m for replica in map(runs.get, origin) for m in replica.trials or []])}
     published = {section.theirs(p): p for p in section.published_rows()}
     keys = sorted((key for key in first if key in published),
                   key=lambda key: tuple(table_order(value, section.game) for value in key))
@@ -113,13 +118,14 @@ def ablation_section(section: Section, runs: dict[str, StudyRun]) -> list[str]:
         for name, removed in removed_by_study.items():
             has_variant = variant in removed.values()
             for m in runs[name].trials:
-                label = removed[column_of(m, section.by)]
+                label = removed.get(column_of(m, section.by))  # None: a recorded choice the file no longer has
                 if label == variant or (not has_variant and label == ""):
                     rows[section.ours(m)] = m
         keys = [key for key in rows if key in published]
         _, judgements = judged([(rows[key], published[key]) for key in keys], section.margin)
         counts = [sum(j is not None and j.verdict == verdict for j in judgements) for verdict in ABLATION_VERDICTS]
-        agrees = "agrees" if all(j is not None and j.equivalent for j in judgements) and judgements else "does not"
+        compared = [j for j in judgements if j is not None]
+        agrees = "-" if not compared else "agrees" if all(j.equivalent for j in compared) else "does not"
         lines.append("| " + " | ".join([variant or "nothing (the whole model)", str(len(keys)), *map(str, counts),
                                          agrees]) + " |")
     lines += ["", note(section.margin)]

@@ -76,12 +76,16 @@ PANELS = 6  # the rows a lengths figure draws at most
 
 def lengths_figure(section: Section, runs: dict[str, StudyRun], folder: Path) -> Path | None:
     """The rounds each game lasted, stacked by outcome (the game's measure ``rounds_by_outcome``), a panel per row
-    that the section's ``lengths`` selects (its columns' values; all rows when empty), when it asks for it."""
+    that the section's ``lengths`` selects (its columns' values as the table shows them; all rows when empty; the
+    first ``PANELS`` in the table's order), when it asks for it."""
     if section.lengths is None:
         return None
+    def selected(m: Measured) -> bool:
+        row = dict(zip(section.columns, section.ours(m)))  # as the table shows it
+        return all(cell_text(row[key]) == cell_text(value) for key, value in section.lengths.items())
+
     trials = [m for name in section.studies for m in section.pick(runs[name].trials or [])
-              if m.metrics.get(ROUNDS_BY_OUTCOME)
-              and all(cell_text(column_of(m, key)) == cell_text(value) for key, value in section.lengths.items())]
+              if m.metrics.get(ROUNDS_BY_OUTCOME) and selected(m)]
     trials = sorted(trials, key=lambda m: tuple(table_order(v, section.game) for v in section.ours(m)))[:PANELS]
     if not trials:
         return None

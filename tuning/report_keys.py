@@ -70,11 +70,20 @@ def check_report(report: Any, source: str) -> dict:
     return {**report, "kind": kind}
 
 
-def check_ablation(report: dict, searched: list[str], source: str) -> None:
-    """An ablation section's ``by`` must name one of the study's searched options (its ingredients' choices)."""
-    if report.get("kind") == "ablation" and report.get("by") not in searched:
-        raise SpecError(f"{source}: report.by = {report.get('by')!r} is invalid; expected the searched option whose "
-                        f"choices remove an ingredient each, one of: {', '.join(searched) or 'none searched'}")
+def check_ablation(report: dict, space: dict[str, tuple | None], source: str) -> None:
+    """An ablation section's ``by`` must name a searched choice (``space``: each searched name, its choices or None)
+    whose choices are "+"-joined ingredients, the first the whole model and each other one a part of it."""
+    if report.get("kind") != "ablation":
+        return
+    choices = space.get(report.get("by"))
+    if choices is None:
+        searched = [name for name, values in space.items() if values is not None]
+        raise SpecError(f"{source}: report.by = {report.get('by')!r} is invalid; expected the searched choice whose "
+                        f"values remove an ingredient each, one of: {', '.join(searched) or 'none searched'}")
+    whole = set(str(choices[0]).split("+"))
+    if extra := [value for value in choices if not set(str(value).split("+")) <= whole]:
+        raise SpecError(f"{source}: space.{report['by']} = {extra[0]!r} adds to its first choice; an ablation's first "
+                        f"choice is the whole model and every other one the same ingredients less some")
 
 
 def check_finite(value: Any, where: str) -> None:

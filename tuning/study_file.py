@@ -306,7 +306,7 @@ def parse_study(data: dict, source: str = "study", limits: bool = True) -> Study
     if beyond := over_cap("n_trials", n_trials, limits):  # the sampler's own count (a grid's combinations)
         raise SpecError(f"{source}: search.n_trials = {n_trials} (the sampler's count) is invalid; expected {beyond}")
     report = check_report(data.get("report", {}), source)
-    check_ablation(report, [domain.name for domain in space], source)
+    check_ablation(report, {domain.name: domain.choices or None for domain in space}, source)
     return StudySpec(
         name=name,
         setup=setups[0],

@@ -164,6 +164,9 @@ class StudySpec:
         if seed is None:
             raise SpecError(f"{self.source}: report.replicate is not set; declare the fresh seed of the replicate "
                             "there (e.g. replicate = 5000001) before running it")
+        if seed in (self.seed, self.validation_seed, self.test_seed):
+            raise SpecError(f"{self.source}: report.replicate = {seed} is one of the study's own seeds (its objective, "
+                            "validation or test deals); an out-of-sample replicate needs deals it has never played")
         name = replicate_name(self.name, seed)
         report = {k: v for k, v in self.report.items() if k in ("margin",)}
         return dataclasses.replace(self, name=name, seed=seed, storage=None, experiment=name, report=report,

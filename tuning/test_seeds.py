@@ -99,6 +99,19 @@ def check_seed(spec: StudySpec, seed: int, key: str, reuse_reason: str | None = 
                     "give --reuse-test-seed REASON")
 
 
+def check_one_replicate(replica: StudySpec, reuse_reason: str | None = None) -> None:
+    """Refuse (SpecError, one line) a second out-of-sample replicate of a study on another seed than its first one
+    (its ``[report] replicate`` changed after a run: a second chance at the same claim), unless ``reuse_reason``."""
+    study = replica.name.rpartition("-seed")[0]
+    earlier = [e for e in read_ledger(ledger_path(replica.source))
+               if e["study"].rpartition("-seed")[0] == study and e["study"].startswith(f"{study}-seed")
+               and e["seed"] != replica.seed]
+    if earlier and not reuse_reason:
+        raise SpecError(f"{replica.source}: study {study} already has an out-of-sample replicate on seed "
+                        f"{earlier[0]['seed']} ({earlier[0]['date']}); a second one on {replica.seed} would be another "
+                        "chance at the same claim: give --reuse-test-seed REASON to run it anyway")
+
+
 def fresh_test_seed(study_file: str | Path, wanted: int) -> int:
     """``wanted``, or the first seed after it that the ledger governing ``study_file`` has not used."""
     used = {entry["seed"] for entry in read_ledger(ledger_path(study_file))}

@@ -169,6 +169,7 @@ def _run_one(study: optuna.Study, trial: optuna.Trial, context: TrialContext, tr
         raise_held()
         with Heartbeat(study, trial):
             setup, evaluation, training = run_trial(trial, spec, folder, context.evaluation_workers)
+        model = played_model(spec, trial.params, setup)  # as it ran; an error here fails the trial like the others
     except optuna.TrialPruned:
         with deferred():
             if _tell(study, trial, TrialState.PRUNED, **_played_so_far(study, trial)):
@@ -203,7 +204,7 @@ def _run_one(study: optuna.Study, trial: optuna.Trial, context: TrialContext, tr
                  "seconds_per_game": evaluation.mean_seconds_per_game, "folder": str(folder.resolve()),
                  "options": spec.trial_options(trial.params),
                  "games": evaluation.games, "seats": evaluation.seats, "metrics": json_ready(evaluation.metrics),
-                 "model": played_model(spec, trial.params, setup), "executor": spec.executor,
+                 "model": model, "executor": spec.executor,
                  "evaluation_workers": evaluation.workers, **training}
         if _tell(study, trial, TrialState.COMPLETE, objective_values(spec, evaluation), **attrs):
             log_trial(tracker, run, study.get_trials(deepcopy=False)[trial.number], evaluation, training, "complete",
