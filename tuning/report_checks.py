@@ -15,8 +15,9 @@ from tuning.verdicts import note, table_verdict
 
 
 def table_section(section: Section, runs: dict[str, StudyRun]) -> list[str]:
-    """Kind ``table``: our rows against the published ones (``report_tables.section_markdown``), then the same
-    rows on the studies' out-of-sample replicates where they declare one."""
+    """Kind ``table``: our rows against the published ones (``report_tables.section_markdown``), the rows that are
+    a measurement of an earlier table, and the same rows on the studies' out-of-sample replicates where they
+    declare one."""
     return section_markdown(section, runs) + same_runs_markdown(section, runs) + replicate_markdown(section, runs)
 
 

@@ -2,8 +2,9 @@
 
 One function per kind (``[report] kind``, ``tuning.report.RENDERERS`` maps
 each to its function), each taking the section and the studies read:
-``section_markdown`` (``table``: rows against the published ones, with the
-pairs compared on the same deals), ``seats_section`` (``seats``: per-seat rows
+``section_markdown`` (``table``'s body: rows against the published ones, with
+the pairs compared on the same deals; ``tuning.report_checks.table_section``
+adds its checks), ``seats_section`` (``seats``: per-seat rows
 of a two-player game), ``margins_section`` (``margins``: score margins),
 ``bounds_section`` (``bounds``: ORACLE bounds), ``best_section`` (``best``: a
 best agent's test figure) and ``pareto_section`` (``pareto``: a two-objective
