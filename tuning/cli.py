@@ -188,8 +188,8 @@ def build_parser(game_name: str | None = None, prog: str | None = None) -> argpa
                                   "first play, eval or study then starts at once")
     warm_up.add_argument("--game", action="append", choices=gamecore.names(),
                          help="only this game (repeatable; default: every game)")
-    _capped(warm_up, "--workers", default=min(2, os.cpu_count() or 1),
-            help="processes compiling at once (default: 2, or 1 on a one-core machine)")
+    _capped(warm_up, "--workers", default=min(os.cpu_count() or 1, LIMITS["workers"]),
+            help="processes compiling at once (default: this machine's cores)")
     _add_no_limits(warm_up)
     warm_up.set_defaults(handler=_warm_up, command_parser=warm_up)
     for commands_of, name in ((commands, "report"), (tune_commands, "report")):

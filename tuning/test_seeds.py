@@ -104,8 +104,7 @@ def check_one_replicate(replica: StudySpec, reuse_reason: str | None = None) -> 
     (its ``[report] replicate`` changed after a run: a second chance at the same claim), unless ``reuse_reason``."""
     study = replica.name.rpartition("-seed")[0]
     earlier = [e for e in read_ledger(ledger_path(replica.source))
-               if e["study"].rpartition("-seed")[0] == study and e["study"].startswith(f"{study}-seed")
-               and e["seed"] != replica.seed]
+               if e["study"].rpartition("-seed")[0] == study and e["seed"] != replica.seed]
     if earlier and not reuse_reason:
         raise SpecError(f"{replica.source}: study {study} already has an out-of-sample replicate on seed "
                         f"{earlier[0]['seed']} ({earlier[0]['date']}); a second one on {replica.seed} would be another "
