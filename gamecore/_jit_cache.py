@@ -19,16 +19,29 @@ signature's code, which a later load runs on the wrong types (a crash, or a
 wrong action). ``configure`` makes every save and load of an index hold a
 lock on its folder (``serialise_cache_access``), so compiling on several
 processes at once (``gametune warm-up``, test workers) is safe.
+
+Numba also names each compiled function's machine code by its qualified name
+and a per-process counter (numba/numba#10486). Processes forked from one
+parent continue the same count, so two of them compiling a closure of
+``agents.search`` for two different games give both the same symbol; a later
+process that loads both from the cache links one game's calls to the other
+game's code (seen here: Love Letter's search playing LOTR's playouts after a
+parallel ``gametune warm-up``, "a compiled policy chose an illegal action").
+``configure`` makes the counter draw random 62-bit numbers instead
+(``unique_function_ids``), so no two compiles name their code alike, in any
+process, on any day.
 """
 
 import fcntl
 import functools
 import hashlib
 import os
+import secrets
 import tempfile
 from pathlib import Path
 
 import numba
+from numba.core.bytecode import FunctionIdentity
 from numba.core.caching import IndexDataCacheFile
 
 _ROOT = Path(__file__).resolve().parent.parent
@@ -117,8 +130,25 @@ def serialise_cache_access() -> None:
     IndexDataCacheFile._saves_locked = True
 
 
+class _RandomIds:
+    """An endless iterator of random 62-bit numbers: the same in no two processes, forked or not."""
+
+    def __iter__(self):
+        return self
+
+    def __next__(self) -> int:
+        return secrets.randbits(62)
+
+
+def unique_function_ids() -> None:
+    """Give every function Numba compiles from now on, in this process and the processes it forks, an id no other
+    compile has (``FunctionIdentity._unique_ids``, read by ``next`` alone, names the machine code's symbols)."""
+    FunctionIdentity._unique_ids = _RandomIds()
+
+
 def configure(*extra: Path) -> None:
-    """Point Numba's cache at ``folder_for(*extra)``, saved and loaded under a lock; functions defined from now on
-    cache there."""
+    """Point Numba's cache at ``folder_for(*extra)``, saved and loaded under a lock, with symbols no other compile
+    shares; functions defined from now on cache there."""
     serialise_cache_access()
+    unique_function_ids()
     numba.config.CACHE_DIR = folder_for(*extra)

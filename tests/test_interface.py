@@ -396,3 +396,39 @@ def test_a_cache_access_nested_in_another_of_the_same_process_does_not_wait_on_i
     worker.start()
     worker.join(timeout=10)
     assert done == ["saved"]
+
+
+def test_processes_forked_from_one_parent_name_their_compiled_code_apart():
+    """Numba names compiled code by qualified name and a per-process counter, which forked processes continue
+    alike: two of them compiling one closure over two games gave both the same symbol, and a process that loaded
+    both from the cache ran one game's playouts in the other's search (numba/numba#10486; a parallel warm-up,
+    then "a compiled policy chose an illegal action"). Each forked process now draws its own ids."""
+    script = """
+import multiprocessing, sys
+import gamecore, numba
+
+def make(k):
+    @numba.njit
+    def plus(x):
+        return x + k
+    return plus
+
+def symbol(k, queue):
+    plus = make(k)
+    plus(0)
+    queue.put(next(iter(plus.overloads.values())).fndesc.mangled_name)
+
+if __name__ == "__main__":
+    context = multiprocessing.get_context("fork")
+    queue = context.Queue()
+    children = [context.Process(target=symbol, args=(k, queue)) for k in (1, 2)]
+    for child in children:
+        child.start()
+    names = {queue.get(timeout=60) for _ in children}
+    for child in children:
+        child.join()
+    print(len(names))
+"""
+    done = subprocess.run([sys.executable, "-c", script], check=False, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["2"]
