@@ -2,9 +2,11 @@
 
 Run: python benchmarks/bench_rl.py [--episodes 10000] [--eval-games 10000] [--speed-only] [--envs 1]
 
-Speed (one core): 10,000 training episodes of ac-direct random-rl-random
-(encoding 2, 100 neurons, lr 6.5e-4) online (one transition at a time, the
-thesis's semantics), and episodes/s of the vectorised mode at 16 and 64 games.
+Speed (one core): ``--episodes`` training episodes online (one transition at
+a time, the thesis's semantics) of one RL agent (ac-direct random-rl-random,
+Table 6.7's best row: encoding 2, 100 neurons, lr 6.5e-4) and of two (ac-direct
+rl-rl-random, Table 6.9's: encoding 3, 130/3e-4 and 120/9e-4), and episodes/s
+of the vectorised mode at 16 and 64 games (one agent).
 Figures: each configuration of thesis Tables 6.4, 6.5, 6.7-6.9 is trained for
 ``--episodes`` (seed 0), its best checkpoint (best 1000-episode moving win
 rate) is evaluated greedily on ``--eval-games`` deals of seed 1000, which
@@ -35,14 +37,20 @@ ROWS = (
 )
 
 
+SPEED_ROWS = (("one rl agent", ROWS[2]), ("two rl agents", ROWS[4]))  # (what, a row of ROWS)
+
+
 def speed(episodes: int) -> None:
-    setup = Setup.parse("random-rl-random", "lotr").with_params({"encoding": 2, "neurons": 100, "lr": 6.5e-4})
-    train(setup, HARD, 50, seed=1)  # compile / load the cache
-    result = train(setup, HARD, episodes, seed=0)
-    print(f"speed  online, {episodes} episodes: {result.seconds:.1f} s ({result.episodes_per_second:.0f} episodes/s)")
+    for what, (_, short, params, _) in SPEED_ROWS:
+        setup = Setup.parse(short, "lotr").with_params(params)
+        train(setup, HARD, 50, seed=1)  # compile / load the cache
+        result = train(setup, HARD, episodes, seed=0)
+        print(f"speed  online, {what} ({short}), {episodes} episodes: {result.seconds:.1f} s "
+              f"({result.episodes_per_second:.0f} episodes/s)")
+    setup = Setup.parse(SPEED_ROWS[0][1][1], "lotr").with_params(SPEED_ROWS[0][1][2])
     for envs in (16, 64):
         result = train(setup, HARD, 3000, seed=0, envs=envs)
-        print(f"speed  vectorised, {envs} games: {result.episodes_per_second:.0f} episodes/s")
+        print(f"speed  vectorised, one rl agent, {envs} games: {result.episodes_per_second:.0f} episodes/s")
 
 
 def figures(episodes: int, eval_games: int, envs: int) -> None:

@@ -12,16 +12,16 @@ The actor scores every card the stage chooses among:
   meet the strongest attackers (``actions.direct_defend``).
 
 The log-probability of a choice is the sum of those draws' log-probabilities.
-The critic and the update are ``agents.learning.learner.actor_critic_update``.
+The critic and the update are ``agents.learning.numpy_nets.ActorCriticNets``'s; ``buy_score`` and
+``numpy_nets.sigmoid_score`` give the gradient of a choice's log-probability.
 """
 
 from __future__ import annotations
 
 import numpy as np
-import torch
-import torch.nn.functional as F
 
-from agents.learning.learner import Learner, actor_critic_update, categorical
+from agents.learning.learner import Learner, categorical
+from agents.learning.numpy_nets import ActorCriticNets, sigmoid_score
 from lotr_sim.cards import ALLY_FIRST, COST, ENEMY_FIRST, N_CARDS
 from lotr_sim.decoders import choice_context, direct_buy, direct_commit, direct_defend
 
@@ -39,13 +39,12 @@ def card_bits(mask: int, first: int, count: int) -> np.ndarray:
 class ACDirect(Learner):
     def __init__(self, role, spec, seed):
         super().__init__(role, spec, seed)
-        self.actor = self.add_network("actor", N_ALLIES if role == "planning" else N_CHARACTERS)
-        self.add_network("critic", 1)
+        actor = self.add_network("actor", N_ALLIES if role == "planning" else N_CHARACTERS)
+        self.nets = ActorCriticNets(actor, self.add_network("critic", 1), spec["lr"], spec["gamma"])
 
     def choose(self, states, uniforms, mode):
         obs = self.encode(states)
-        with torch.no_grad():
-            logits = self.actor(torch.from_numpy(obs)).numpy().astype(np.float64)
+        logits = self.nets.logits(obs).astype(np.float64)
         if self.role == "planning":
             acts, choice = self._buy(states, logits, uniforms, mode == "greedy")
         else:
@@ -80,7 +79,8 @@ class ACDirect(Learner):
     def _select(self, states, logits, uniforms, greedy):
         n = states.shape[0]
         eligible = np.array([card_bits(choice_context(s)[2], 0, N_CHARACTERS) for s in states])
-        probs = 1.0 / (1.0 + np.exp(-logits))
+        with np.errstate(over="ignore"):  # exp(-logit) beyond float range: the probability is 0, as it should be
+            probs = 1.0 / (1.0 + np.exp(-logits))
         chosen = eligible & ((probs > 0.5) if greedy else (uniforms[:, :N_CHARACTERS] < probs))
         acts = np.empty((n, N_CARDS), np.int64)
         scratch = np.empty(states.shape[1], np.int64)
@@ -95,20 +95,21 @@ class ACDirect(Learner):
 
     def learn(self, choices, reward, after, done, discount):
         if self.role == "planning":
-            masks = torch.from_numpy(choices["masks"])
-            picks = torch.from_numpy(choices["picks"])
-
-            def log_prob(x):
-                logits = self.actor(x)[:, None, :].expand(-1, MAX_BUYS, -1).masked_fill(~masks, MASKED)
-                chosen = torch.log_softmax(logits, dim=2).gather(2, picks.clamp(min=0)[:, :, None]).squeeze(2)
-                return (chosen * (picks >= 0)).sum(1)
-
+            def score(logits):
+                return buy_score(logits, choices["masks"], choices["picks"])
         else:
-            eligible = torch.from_numpy(choices["eligible"])
-            chosen = torch.from_numpy(choices["chosen"]).float()
+            def score(logits):
+                return sigmoid_score(logits, choices["chosen"], choices["eligible"])
+        self.nets.update(choices["obs"], score, reward, after["obs"], done, discount)
 
-            def log_prob(x):
-                per_card = -F.binary_cross_entropy_with_logits(self.actor(x), chosen, reduction="none")
-                return (per_card * eligible).sum(1)
 
-        actor_critic_update(self, choices["obs"], log_prob, reward, after["obs"], done, discount)
+def buy_score(logits: np.ndarray, masks: np.ndarray, picks: np.ndarray) -> np.ndarray:
+    """d log P(the buys) / d logits, per row: over the buys made (``picks`` >= 0), the one-hot of the ally bought
+    minus the softmax over the allies affordable then (``masks``)."""
+    scores = np.where(masks, logits[:, None, :], MASKED)
+    probs = np.exp(scores - scores.max(2, keepdims=True))
+    probs /= probs.sum(2, keepdims=True)
+    made = picks >= 0
+    rows, buys = np.nonzero(made)
+    probs[rows, buys, picks[rows, buys]] -= 1.0
+    return -(probs * made[:, :, None]).sum(1)

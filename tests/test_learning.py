@@ -174,3 +174,50 @@ def test_carcassonne_trains_a_slots_network_whose_checkpoint_plays_and_refuses_a
     with pytest.raises(SpecError, match=r"^first\.weights = '.+first\.pt': cannot load: trained for net 'slots', "
                                         r"not 'mlp'; give a \.pt trained for net 'mlp', or set net = 'slots'$"):
         make_learner("first", as_mlp.first)
+
+
+THESIS_OBJECTIVE = """
+name = "thesis-objective"
+difficulty = "hard"
+setup = "rl-rl-random"
+[fixed]
+algo = "ac-direct"
+encoding = 0
+[space]
+lr = { choice = [1.0, 6.5e-4] }
+[objective]
+metrics = ["best_window"]
+games = 60
+[training]
+episodes = 300
+envs = 1
+[validation]
+top_k = 0
+[search]
+sampler = "grid"
+pruner = "none"
+"""
+
+
+@pytest.mark.usefixtures("no_plots")
+def test_the_thesis_objective_is_the_best_training_window_and_a_diverged_trial_fails_alone(in_tmp, capsys):
+    """``metrics = ["best_window"]`` (thesis 5.7): a trial's value is its best moving win rate in training, its
+    network's win rate on the study's deals kept beside; a trial whose training diverges (lr 1.0) fails with that
+    reason in one line and the study goes on."""
+    import optuna
+    from conftest import run_cli
+
+    study = in_tmp / "thesis-objective.toml"
+    study.write_text(THESIS_OBJECTIVE)
+    code, _out, err = run_cli(capsys, "tune", "run", str(study))
+    assert code == 0, err
+    assert "best training window" in err
+    assert "trial 0 fail (training diverged: the critic's value reached" in err
+    trials = optuna.load_study(study_name="thesis-objective", storage="sqlite:///thesis-objective.db").trials
+    diverged = [t for t in trials if t.state == optuna.trial.TrialState.FAIL]
+    learned = [t for t in trials if t.state == optuna.trial.TrialState.COMPLETE]
+    assert [t.params["lr"] for t in diverged] == [1.0] and learned and {t.params["lr"] for t in learned} == {6.5e-4}
+    assert diverged[0].user_attrs["error"].startswith("training diverged: the critic's value reached")
+    for trial in learned:
+        assert trial.value == trial.user_attrs["best_training_win_rate"] > 0
+        assert trial.user_attrs["games"] == 60 and 0 < trial.user_attrs["win_rate"] < 1

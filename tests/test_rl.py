@@ -258,3 +258,70 @@ def test_deeper_networks_train_and_the_compiled_playouts_refuse_them_in_one_line
     with pytest.raises(SpecError, match="its questing network has 2 hidden layers; the compiled playouts take one"):
         Setup.parse("rule-mcts-rule", "lotr").with_params({"playout_nets": str(tmp_path / "agent.toml")})
 
+
+
+def _autograd_actor_critic_step(learner, optimizer, choices, reward, after, done, discount):
+    """The reference: one-step actor-critic through PyTorch's autograd and Adam (the learners' code before NumPy)."""
+    import torch
+    import torch.nn.functional as F
+
+    actor, critic = learner.modules["actor"], learner.modules["critic"]
+    obs, n = torch.from_numpy(choices["obs"]), len(reward)
+    logits = actor(obs)
+    if "index" in choices:  # ac-<space>: a softmax over the legal indices
+        masked = logits.masked_fill(~torch.from_numpy(choices["mask"]), -torch.inf)
+        log_prob = torch.log_softmax(masked, 1).gather(1, torch.from_numpy(choices["index"])[:, None]).squeeze(1)
+    elif "picks" in choices:  # ac-direct planning: a sequence of softmax draws
+        picks, masks = torch.from_numpy(choices["picks"]), torch.from_numpy(choices["masks"])
+        scores = logits[:, None, :].expand(-1, masks.shape[1], -1).masked_fill(~masks, -1e9)
+        chosen = torch.log_softmax(scores, 2).gather(2, picks.clamp(min=0)[:, :, None]).squeeze(2)
+        log_prob = (chosen * (picks >= 0)).sum(1)
+    else:  # ac-direct questing and defense: a Bernoulli draw per eligible character
+        per_card = -F.binary_cross_entropy_with_logits(logits, torch.from_numpy(choices["chosen"]).float(),
+                                                       reduction="none")
+        log_prob = (per_card * torch.from_numpy(choices["eligible"])).sum(1)
+    value = critic(obs).squeeze(1)
+    next_value = critic(torch.from_numpy(after["obs"])).squeeze(1).detach() * torch.from_numpy(1.0 - done)
+    delta = torch.from_numpy(reward) + learner.spec["gamma"] * next_value - value
+    loss = (delta**2).mean() - (torch.from_numpy(discount) * delta.detach() * log_prob).mean()
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+    assert n == len(choices["obs"])
+
+
+@pytest.mark.parametrize("algo, stage", [("ac-direct", "planning"), ("ac-direct", "questing"),
+                                         ("ac-direct", "defense"), ("ac-macro", "questing")])
+def test_the_numpy_actor_critic_steps_as_autograd_and_adam_do(decision_states, algo, stage):
+    """The actor-critics learn in NumPy over their PyTorch networks' memory (``numpy_nets``): several updates on
+    real decisions leave the same weights as autograd and ``torch.optim.Adam`` on a twin learner."""
+    import torch
+
+    spec = AgentSpec.make("rl", algo=algo, encoding=2, neurons=40, lr=3e-3, game="lotr")
+    learner, twin = make_learner(stage, spec, seed=4), make_learner(stage, spec, seed=4)
+    optimizer = torch.optim.Adam([p for net in twin.modules.values() for p in net.parameters()], lr=spec["lr"])
+    states = np.stack([g.core_state() for g in decision_states if g.stage.label == stage][:24])
+    rng = np.random.default_rng(2)
+    for _ in range(6):
+        _, choices = learner.choose(states, rng.random((len(states), N_UNIFORMS)), "train")
+        after = {key: np.roll(choices[key], 1, axis=0) for key in ("obs", "mask") if key in choices}
+        reward = rng.choice([-1.0, 0.0, 1.0], len(states)).astype(np.float32)
+        done = (rng.random(len(states)) < 0.3).astype(np.float32)
+        discount = (0.99 ** rng.integers(0, 8, len(states))).astype(np.float32)
+        learner.learn(choices, reward, after, done, discount)
+        _autograd_actor_critic_step(twin, optimizer, choices, reward, after, done, discount)
+    for name, net in learner.modules.items():
+        for mine, theirs in zip(net.parameters(), twin.modules[name].parameters()):
+            assert torch.allclose(mine, theirs, rtol=1e-4, atol=1e-6), (name, (mine - theirs).abs().max())
+    assert any(not torch.equal(p, q) for p, q in zip(learner.modules["actor"].parameters(),
+                                                       make_learner(stage, spec, seed=4).modules["actor"].parameters()))
+
+
+def test_a_diverged_training_is_one_line_naming_it():
+    """A learning rate that blows the networks up (the published code's NaN at encoding 0) stops the training with
+    TrainingDiverged, which a study records as its trial's failure, not a crash."""
+    from agents.learning import TrainingDiverged
+
+    setup = Setup.parse("rl-rl-random", "lotr").with_params({"lr": 1.0, "encoding": 0})
+    with pytest.raises(TrainingDiverged, match=r"training diverged: the critic's value reached .* \(a learning rate"):
+        train(setup, {"difficulty": "hard"}, episodes=400, seed=0, window=50)

@@ -19,7 +19,8 @@
     playout = { choice = ["random", "expert"] }
 
     [objective]
-    metrics = ["win_rate"]             # or ["win_rate", "seconds_per_game"]: two objectives, Pareto front
+    metrics = ["win_rate"]             # or ["win_rate", "seconds_per_game"]: two objectives, Pareto front;
+                                       # or ["best_window"]: rl trials, the best 1,000-episode training window
     games = 200                        # per trial, games 0..games-1 of seed: every trial plays the same deals
     seed = 0
     seat = "both"                      # a two-player game: the tuned agent's seat, first | second | both
@@ -281,8 +282,12 @@ def parse_study(data: dict, source: str = "study", limits: bool = True) -> Study
     if "margin" in metrics and "margin_first" not in game.metric_names:
         raise SpecError(f"{source}: objective.metrics = {metrics!r} is invalid: {game.name} has no score margin; "
                         f"expected a list of win_rate, seconds_per_game")
-    if "margin" in metrics and metrics != ["margin"]:
-        raise SpecError(f"{source}: objective.metrics = {metrics!r} is invalid: margin is a study's only objective")
+    for alone in ("margin", "best_window"):
+        if alone in metrics and metrics != [alone]:
+            raise SpecError(f"{source}: objective.metrics = {metrics!r} is invalid: {alone} is a study's only objective")
+    if "best_window" in metrics and not all(setup.has_trained_agents for setup in setups):
+        raise SpecError(f"{source}: objective.metrics = ['best_window'] is invalid: a setup of the study trains no "
+                        "rl agent; best_window is the best moving win rate of a training")
     if objective["seat"] not in SEATS or ("seat" in data.get("objective", {}) and not game.by_seat):
         expected = f"one of {', '.join(SEATS)}" if game.by_seat else f"no seat: {game.name} is not a two-player game"
         raise SpecError(f"{source}: objective.seat = {objective['seat']!r} is invalid; expected {expected}")

@@ -131,8 +131,9 @@ def _measured(spec: StudySpec, trial, chosen: dict) -> Measured:
     folder = trial.user_attrs.get("folder")
     seats = trial.user_attrs.get("seats", {})
     win_rate = trial.values[0]
-    if spec.metrics[0] != "win_rate":  # the win rate of the games the trial played
-        win_rate = sum(c["wins"] for c in seats.values()) / max(1, sum(c["games"] for c in seats.values()))
+    if spec.metrics[0] != "win_rate":  # the win rate of the games the trial played (before it was kept: its seats')
+        win_rate = trial.user_attrs.get("win_rate", sum(c["wins"] for c in seats.values())
+                                        / max(1, sum(c["games"] for c in seats.values())))
     return Measured(
         study=spec.name, number=trial.number, label=config.short_name.replace("oracle-mcts", "mcts"),
         oracle=config.is_oracle, options=spec.trial_options(trial.params), params=dict(trial.params),

@@ -17,8 +17,10 @@ from gamecore.redaction import redact
 from tuning.space import Domain
 from tuning.storage import Liveness
 
-METRICS = {"win_rate": "maximize", "seconds_per_game": "minimize", "margin": "maximize"}  # margin: two-player games
-# whose per-seat metrics give it (Carcassonne's Eq. 4), the evaluated agent's mean score minus the opponent's
+METRICS = {"win_rate": "maximize", "seconds_per_game": "minimize", "margin": "maximize", "best_window": "maximize"}
+# margin: two-player games whose per-seat metrics give it (Carcassonne's Eq. 4), the evaluated agent's mean score minus
+# the opponent's; best_window: the thesis's objective, a trained trial's best moving win rate over 1,000 training
+# episodes (tuning.objective)
 CONTEXT = ("setup",)  # a searched choice that picks a trial's setup, not a parameter (game options are the others)
 
 

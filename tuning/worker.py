@@ -24,6 +24,7 @@ from optuna.trial import TrialState
 
 from agents.evaluation import json_ready
 from agents.interruption import Interrupted, deferred, raise_held
+from agents.learning import TrainingDiverged
 from agents.specs import SpecError
 from gamecore.interface import imported
 from gamecore.redaction import redact
@@ -135,13 +136,17 @@ def progress_line(study: optuna.Study, context: TrialContext, number: int) -> st
     trials = study.get_trials(deepcopy=False)
     states = [t.state for t in trials]
     done = states.count(TrialState.COMPLETE) + states.count(TrialState.PRUNED)
-    line = (f"[{context.spec.name}] trial {number} {trials[number].state.name.lower()} | {done}/{context.n_trials} done "
+    error = trials[number].user_attrs.get("error") if trials[number].state == TrialState.FAIL else None
+    line = (f"[{context.spec.name}] trial {number} {trials[number].state.name.lower()}"
+            f"{f' ({error})' if error else ''} | {done}/{context.n_trials} done "
             f"({states.count(TrialState.PRUNED)} pruned), {states.count(TrialState.RUNNING)} running")
     complete = [t for t in trials if t.state == TrialState.COMPLETE]
     if complete:
         best = max(complete, key=lambda t: t.values[0])
         if context.spec.metrics[0] == "margin":
             line += f" | best margin {best.values[0]:+.2f} points (trial {best.number})"
+        elif context.spec.metrics[0] == "best_window":
+            line += f" | best training window {100 * best.values[0]:.1f}% (trial {best.number})"
         else:
             low, high = best.user_attrs.get("wilson_95", (0.0, 0.0))
             line += f" | best {100 * best.values[0]:.1f}% [{100 * low:.1f}, {100 * high:.1f}] (trial {best.number})"
@@ -188,6 +193,10 @@ def _run_one(study: optuna.Study, trial: optuna.Trial, context: TrialContext, tr
         with deferred():
             _discarded(tracker, run, trial)
         return None
+    except TrainingDiverged as error:  # its hyperparameters', not this worker's fault: failed, and the study goes on
+        with deferred():
+            _fail(study, trial, tracker, run, str(error))
+        return None
     except Exception as error:  # noqa: BLE001  any error of a trial fails that trial, in one line, not the study
         message = redact(str(error).splitlines()[0] if str(error) else type(error).__name__)
         with deferred():
@@ -200,13 +209,13 @@ def _run_one(study: optuna.Study, trial: optuna.Trial, context: TrialContext, tr
             message = f"cannot write {folder / 'agent.toml'}: {error.strerror or error}"
             _fail(study, trial, tracker, run, message)
             return message
-        attrs = {"config": setup.to_mapping(), "wilson_95": list(evaluation.wilson_95),
+        attrs = {"config": setup.to_mapping(), "win_rate": evaluation.win_rate, "wilson_95": list(evaluation.wilson_95),
                  "seconds_per_game": evaluation.mean_seconds_per_game, "folder": str(folder.resolve()),
                  "options": spec.trial_options(trial.params),
                  "games": evaluation.games, "seats": evaluation.seats, "metrics": json_ready(evaluation.metrics),
                  "model": model, "executor": spec.executor,
                  "evaluation_workers": evaluation.workers, **training}
-        if _tell(study, trial, TrialState.COMPLETE, objective_values(spec, evaluation), **attrs):
+        if _tell(study, trial, TrialState.COMPLETE, objective_values(spec, evaluation, training), **attrs):
             log_trial(tracker, run, study.get_trials(deepcopy=False)[trial.number], evaluation, training, "complete",
                       folder)
         else:

@@ -13,6 +13,11 @@ from agents.learning.rules import RULES, algorithms
 from gamecore.interface import imported
 
 
+class TrainingDiverged(ValueError):
+    """A training whose networks blew up (a value not finite, or far outside what the rewards allow): a property of
+    its hyperparameters, which fails its trial with this one-line reason, not the study."""
+
+
 def make_learner(role: str, spec, seed: int = 0):
     """The learner of ``spec`` (an ``rl`` agent) for ``role``, with its trained weights if it names them.
 
@@ -26,4 +31,4 @@ def make_learner(role: str, spec, seed: int = 0):
     return learner
 
 
-__all__ = ["RULES", "algorithms", "make_learner"]
+__all__ = ["RULES", "TrainingDiverged", "algorithms", "make_learner"]

@@ -54,14 +54,12 @@ class Learner:
         self.optimizer: torch.optim.Optimizer | None = None
 
     def add_network(self, name: str, n_out: int) -> nn.Module:
-        """A network trained by the learner's Adam (learning rate ``spec["lr"]``)."""
+        """A network of the learner (trained by ``step`` or, the actor-critics, ``numpy_nets``)."""
         if self.spec["net"] != "mlp":
             raise SpecError(f"{self.role}: net = {self.spec['net']!r} is ppo's; algo {self.spec['algo']} learns "
                             "an MLP (net = 'mlp')")
         net = mlp(self.obs_size, self.spec["neurons"], n_out, self.spec["layers"])
         self.modules[name] = net
-        params = [p for module in self.modules.values() for p in module.parameters()]
-        self.optimizer = torch.optim.Adam(params, lr=self.spec["lr"], fused=True)
         return net
 
     def encode(self, states: np.ndarray) -> np.ndarray:
@@ -70,8 +68,11 @@ class Learner:
         return out
 
     def step(self, loss: torch.Tensor) -> None:
-        """One Adam step of every network on ``loss``. The networks share no weights, so a sum of
-        per-network losses updates each network by its own loss, as separate optimisers would."""
+        """One Adam step (learning rate ``spec["lr"]``) of every network on ``loss``. The networks share no weights,
+        so a sum of per-network losses updates each network by its own loss, as separate optimisers would."""
+        if self.optimizer is None:
+            params = [p for module in self.modules.values() for p in module.parameters()]
+            self.optimizer = torch.optim.Adam(params, lr=self.spec["lr"], fused=True)
         self.optimizer.zero_grad()
         loss.backward()
         self.optimizer.step()
@@ -122,16 +123,3 @@ def categorical(probs: np.ndarray, uniforms: np.ndarray) -> np.ndarray:
     """Row-wise draws from ``probs`` by inverse CDF with one uniform number per row."""
     cdf = np.cumsum(probs, axis=1)
     return np.minimum((cdf < uniforms[:, None] * cdf[:, -1:]).sum(axis=1), probs.shape[1] - 1)
-
-
-def actor_critic_update(learner: Learner, obs, log_prob, reward, next_obs, done, discount) -> None:
-    """One-step actor-critic (Sutton and Barto 13.5; thesis eqs. 5.4-5.7) on a batch:
-    delta = r + gamma V(s') - V(s); the critic descends delta^2 (semi-gradient),
-    the actor ascends I * delta * log pi(a|s). ``log_prob(obs)`` gives log pi(a|s)."""
-    n = obs.shape[0]
-    values = learner.modules["critic"](torch.from_numpy(np.concatenate([obs, next_obs]))).squeeze(1)
-    value, next_value = values[:n], values[n:].detach() * torch.from_numpy(1.0 - done)
-    delta = torch.from_numpy(reward) + learner.spec["gamma"] * next_value - value
-    obs = torch.from_numpy(obs)
-    weight = torch.from_numpy(discount) * delta.detach()
-    learner.step((delta**2).mean() - (weight * log_prob(obs)).mean())

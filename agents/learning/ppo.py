@@ -26,6 +26,7 @@ from collections.abc import Callable
 import numpy as np
 import torch
 
+from agents.learning.curve import Curve
 from agents.learning.learner import IndexLearner, categorical
 from agents.learning.slot_network import slot_layout, slot_policy_class
 from agents.setup import Setup
@@ -83,7 +84,7 @@ class PPOLearner(IndexLearner):
 
 
 def train_ppo(setup: Setup, options: dict, roles: list[str], episodes: int, seed: int, envs: int,
-              window: int, bar, on_window: Callable[[int, float], None] | None):
+              window: int, bar, on_window: Callable[[int, float, float], None] | None):
     """Train the ``ppo`` agent of ``setup``'s first trained role (see the module docstring); returns (learner,
     wins in episode order, best (moving win rate, episode, weights by role), seconds, the KeyboardInterrupt that
     stopped it or None)."""
@@ -120,7 +121,12 @@ def train_ppo(setup: Setup, options: dict, roles: list[str], episodes: int, seed
                         gae_lambda=p["gae_lambda"], ent_coef=p["ent_coef"], clip_range=p["clip_range"],
                         policy_kwargs=kwargs, seed=int(derive_seed(np.uint64(seed), np.uint64(2))) % 2**32,
                         device="cpu", verbose=0)
-    curve = Curve(episodes, window, model, roles, bar, on_window)
+
+    def snapshot() -> dict:  # the one policy every trained role plays
+        state = {"policy": copy.deepcopy(model.policy.state_dict())}
+        return {role: state for role in roles}
+
+    curve = Curve(episodes, window, snapshot, bar, on_window)
 
     class Progress(BaseCallback):
         def _on_step(self) -> bool:
@@ -140,33 +146,6 @@ def train_ppo(setup: Setup, options: dict, roles: list[str], episodes: int, seed
         interrupted = stop
     learner.policy.load_state_dict(model.policy.state_dict())
     return learner, np.array(curve.wins, np.int8), curve.best, time.perf_counter() - start, interrupted
-
-
-class Curve:
-    """The episodes' wins as they finish, the best moving win rate with its weights, progress and pruning."""
-
-    def __init__(self, episodes: int, window: int, model, roles: list[str], bar, on_window):
-        self.episodes, self.window, self.model, self.roles = episodes, window, model, roles
-        self.bar, self.on_window = bar, on_window
-        self.wins: list[int] = []
-        self.best = (-1.0, -1, None)
-
-    def add(self, won: bool) -> None:
-        if len(self.wins) >= self.episodes:  # environments that finish together beyond the budget
-            return
-        self.wins.append(int(won))
-        n = len(self.wins)
-        if n >= self.window:
-            average = float(np.mean(self.wins[-self.window:]))
-            if average > self.best[0]:
-                state = {"policy": copy.deepcopy(self.model.policy.state_dict())}
-                self.best = (average, n, dict.fromkeys(self.roles, state))
-            if self.on_window is not None and n % self.window == 0:
-                self.on_window(n, average)
-        if self.bar is not None:
-            self.bar.update(1)
-            if n % 100 == 0:
-                self.bar.set_postfix(win=f"{100 * np.mean(self.wins[-self.window:]):.1f}%")
 
 
 class SelfPlay:

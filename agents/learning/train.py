@@ -31,6 +31,7 @@ from agents.batch import GameBatch
 from agents.interruption import Interrupted
 from agents.learning import make_learner
 from agents.learning.checkpoint import save_weights
+from agents.learning.curve import Curve
 from agents.learning.ppo import is_ppo, train_ppo
 from agents.progress import progress_bar
 from agents.setup import Setup
@@ -132,13 +133,14 @@ def train(
     out: str | Path | None = None,
     window: int = 1000,
     progress: bool = False,
-    on_window: Callable[[int, float], None] | None = None,
+    on_window: Callable[[int, float, float], None] | None = None,
 ) -> TrainingResult:
     """Train the ``rl`` roles of ``setup`` on the game ``options``; see the module docstring. The learning
     curve (``wins``) is the player's of the first trained role.
 
-    ``on_window(episodes, moving win rate)`` is called every ``window`` finished episodes; an
-    exception it raises (a tuning pruner's) stops the training and propagates. Ctrl-C or SIGTERM
+    ``on_window(episodes, moving win rate, best moving win rate so far)`` is called every ``window`` finished
+    episodes; an exception it raises (a tuning pruner's) stops the training and propagates. A training whose
+    values stop being finite raises ``numpy_nets.TrainingDiverged`` (one line). Ctrl-C or SIGTERM
     writes the checkpoints so far and raises ``Interrupted`` with the partial TrainingResult."""
     roles = trained_roles(setup)
     options = setup.game.check_options(dict(options or {}), "options")  # a clear error before any work
@@ -177,7 +179,7 @@ def train(
 
 
 def _train_online(setup: Setup, options: dict, roles: list[str], episodes: int, seed: int, envs: int, window: int,
-                  bar, on_window: Callable[[int, float], None] | None):
+                  bar, on_window: Callable[[int, float, float], None] | None):
     """The thesis's learners (one-step updates, ``envs`` games in lockstep): (learners by role, wins in episode
     order (in finishing order when interrupted), best (moving win rate, episode, weights by role), seconds, the
     KeyboardInterrupt that stopped it or None)."""
@@ -194,8 +196,8 @@ def _train_online(setup: Setup, options: dict, roles: list[str], episodes: int, 
     counts = {role: np.zeros(batch.active.size, np.int64) for role in roles}
     transitions = {role: _Transitions() for role in roles}
     wins = np.zeros(episodes, np.int8)
-    finished_order: list[int] = []
-    best = (-1.0, -1, None)
+    curve = Curve(episodes, window, lambda: {role: copy.deepcopy(learner.state_dict())
+                                             for role, learner in learners.items()}, bar, on_window)
     next_episode = 0
     start = time.perf_counter()
 
@@ -225,14 +227,7 @@ def _train_online(setup: Setup, options: dict, roles: list[str], episodes: int, 
                         transitions[role].add(choice, reward, _after_last(choice), True, discount)
                 won = batch.reward(slot, players[roles[0]]) == 1.0
                 wins[episode_of[slot]] = won
-                finished_order.append(won)
-                best = _track_best(finished_order, window, learners, best)
-                if on_window is not None and len(finished_order) % window == 0:
-                    on_window(len(finished_order), float(np.mean(finished_order[-window:])))
-                if bar is not None:
-                    bar.update(1)
-                    if len(finished_order) % 100 == 0:
-                        bar.set_postfix(win=f"{100 * np.mean(finished_order[-window:]):.1f}%")
+                curve.add(won)
                 deal(slot)
             for role in roles:
                 slots = batch.at_role(indices[role])
@@ -254,16 +249,7 @@ def _train_online(setup: Setup, options: dict, roles: list[str], episodes: int, 
     except KeyboardInterrupt as stop:
         interrupted = stop
     seconds = time.perf_counter() - start
-    return learners, np.array(finished_order, np.int8) if interrupted else wins, best, seconds, interrupted
-
-
-def _track_best(finished: list[int], window: int, learners: dict, best: tuple) -> tuple:
-    if len(finished) < window:
-        return best
-    average = float(np.mean(finished[-window:]))
-    if average > best[0]:
-        return average, len(finished), {role: copy.deepcopy(learner.state_dict()) for role, learner in learners.items()}
-    return best
+    return learners, np.array(curve.wins, np.int8) if interrupted else wins, curve.best, seconds, interrupted
 
 
 def save_checkpoint(learners: dict, setup: Setup, states: dict[str, dict], folder: Path,
