@@ -67,9 +67,9 @@ def _study(report: str) -> dict:
 
 @pytest.mark.parametrize("report, message", [
     ('kind = "chart"\nsection = "x"',
-     "s.toml: report.kind = 'chart' is invalid; expected one of table, seats, margins, bounds, best, pareto, ablation"),
+     "s.toml: report.kind = 'chart' is invalid; expected one of table, seats, margins, bounds, best, pareto, ablation, maxima"),
     ('kind = "best"\nsection = "x"\ncolumns = ["setup"]',
-     ("s.toml: report.columns is a key of kind table, ablation, not of kind = 'best'; best takes kind, section, "
+     ("s.toml: report.columns is a key of kind table, ablation, maxima, not of kind = 'best'; best takes kind, section, "
       "title, order, "
      "note, margin, config, published, exclude")),
     ('section = "x"\nbounds = { "mcts" = "rl" }', "s.toml: report.bounds is a key of kind bounds, not of kind = 'table'"),

@@ -85,6 +85,8 @@ KIND_MEANINGS = {  # every kind of tuning.report_keys.REPORT_KINDS
     "pareto": "a two-objective study's Pareto front",
     "ablation": "the published rows judged again with one ingredient of a model removed at a time: a line per "
                 "ingredient with its rows equivalent, differing, inconclusive",
+    "maxima": "a study valued by the best window of its trainings (`best_window`): its top trials against the "
+              "published top rows (`published = { source, top = [...] }`), with a bootstrap interval of its maximum",
 }
 
 
@@ -216,6 +218,8 @@ def study_file_reference() -> str:
               "`[options]`)."),
               ("- `metrics = [\"margin\"]` (a game with scores) is a study's only objective and needs "
               "`validation.top_k = 0` and `search.pruner = \"none\"`."),
+              ("- `metrics = [\"best_window\"]` is a study's only objective, for setups that train an rl agent; a "
+               "training that diverges fails its trial with the reason, and the study goes on."),
               ("- `objective.seat` only in a two-player game; a two-player trial plays each deal from each seat it "
               "names (`both`: games x 2 games)."),
               "- `[training] setup` must train every role the study's setups train.",

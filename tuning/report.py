@@ -36,6 +36,7 @@ from gamecore.interface import Game, imported
 from tuning.headline import HEADLINES, headline_lines, refresh_readme
 from tuning.report_checks import ablation_section, table_section
 from tuning.report_figures import curves_figure, pareto_figure, table_figures
+from tuning.report_maxima import maxima_figures, maxima_section
 from tuning.report_sections import Section, sections
 from tuning.report_tables import (
     best_section,
@@ -67,6 +68,7 @@ RENDERERS: dict[str, Renderer] = {
     "best": Renderer(best_section),
     "pareto": Renderer(pareto_section, pareto_figure),
     "ablation": Renderer(ablation_section),
+    "maxima": Renderer(maxima_section, maxima_figures),
 }
 
 

@@ -168,7 +168,8 @@ def _registry_entry(study: str, chosen: dict, trial: FrozenTrial, parent: str) -
 
 
 def _search_figure(spec: StudySpec, trial: FrozenTrial) -> dict:
-    return {"win_rate": trial.values[0], "wilson_95": trial.user_attrs["wilson_95"],
+    return {"win_rate": trial.user_attrs.get("win_rate", trial.values[0]),  # its games' (the objective may be another)
+            "wilson_95": trial.user_attrs["wilson_95"],
             "games": trial.user_attrs.get("games", spec.games),  # a two-player game's deals count once per seat
             "seed": spec.seed}
 

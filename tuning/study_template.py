@@ -18,7 +18,8 @@ SEARCHED = 3  # parameters searched as written; the others are listed, commented
 MEANINGS = {  # every key of SECTIONS: what it means (tests/test_tuning.py checks that none is missing)
     "objective": ("how a trial is scored", {
         "metrics": 'what a trial optimises: ["win_rate"], or ["win_rate", "seconds_per_game"] (a Pareto front), '
-                   'or ["margin"] (a game with scores)',
+                   'or ["margin"] (a game with scores), or ["best_window"] (rl trials: the best moving win rate over '
+                   '1,000 training episodes, the thesis\'s objective)',
         "games": "deals a trial plays: games 0..games-1 of seed, the same for every trial (a two-player game plays "
                  "each deal from each seat that `seat` names: games x seats games)",
         "seed": "the seed the trials' deals are dealt from",
