@@ -540,3 +540,22 @@ def test_tune_init_writes_a_valid_commented_study_file_for_each_game(in_tmp, cap
     assert code == 2 and "exists" in err and len(err.strip().splitlines()) == 1
     code, _, err = run_cli(capsys, "tune", "init", "--game", "loveletter", "--setup", "chess-engine")
     assert code == 2 and "unknown agent 'chess'" in err and len(err.strip().splitlines()) == 1
+
+
+def test_a_training_study_draws_its_trials_training_times_for_its_parent_run(tmp_path):
+    """The thesis's Figure 6.5 in MLflow: a study whose trials train draws the histogram of their training times
+    beside Optuna's plots (and one that trains nothing does not)."""
+    from tuning.study_file import load_study
+    from tuning.study_plots import write_study_figures
+
+    spec = load_study(Path(__file__).resolve().parent.parent / "studies/lotr/paper/rl-hpo-thesis-one.toml")
+    study = optuna.create_study(direction="maximize")
+    distribution = optuna.distributions.CategoricalDistribution([0, 1, 2, 3])
+    for seconds in (18.0, 21.5, 19.2):
+        study.add_trial(optuna.trial.create_trial(value=0.9, params={"encoding": 2}, user_attrs={
+            "training_seconds": seconds}, distributions={"encoding": distribution}))
+    assert tmp_path / "trial_times.png" in write_study_figures(study, spec, tmp_path)
+    assert (tmp_path / "trial_times.png").stat().st_size > 0
+    untrained = optuna.create_study(direction="maximize")
+    untrained.add_trial(optuna.trial.create_trial(value=0.5, params={}, distributions={}))
+    assert not any(path.name == "trial_times.png" for path in write_study_figures(untrained, spec, tmp_path / "u"))

@@ -1,4 +1,5 @@
-"""The study's figures for its parent run: the trials table and Optuna's plots, as PNG and interactive HTML."""
+"""The study's figures for its parent run: the trials table and Optuna's plots, as PNG and interactive HTML, and the
+histogram of its trials' training times where they train (the thesis's Figure 6.5)."""
 
 from __future__ import annotations
 
@@ -45,6 +46,16 @@ def write_study_figures(study: optuna.Study, spec: StudySpec, folder: Path) -> l
             plt.close("all")
             continue
         files += [folder / f"{name}.html", folder / f"{name}.png"]
+    seconds = [t.user_attrs["training_seconds"] for t in study.get_trials(deepcopy=False)
+               if "training_seconds" in t.user_attrs]
+    if seconds:
+        figure, axes = plt.subplots(figsize=(6, 3.5))
+        axes.hist(seconds, bins=20)
+        axes.set(xlabel="training seconds", ylabel="trials", title=f"{spec.name}: trial training times")
+        files.append(folder / "trial_times.png")
+        with atomic_path(files[-1]) as temporary:
+            figure.savefig(temporary, format="png", dpi=110, bbox_inches="tight")
+        plt.close(figure)
     return files
 
 
