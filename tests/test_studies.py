@@ -336,9 +336,6 @@ def test_published_rows_have_one_row_per_table_cell():
     # OpenSpiel's bots, self-play, the full scenario, win rate against time: no published figure
     ours_only = {"openspiel-check", "loveletter-rl-selfplay", "search-full-hard", "rl-full-hard", "mcts-hpo-pareto"}
     for section in all_sections():
-        if section.kind == "maxima":  # the published top rows are the study file's own (published.top)
-            assert section.published["top"], section.key
-            continue
         if section.bounds:  # upper bounds: every setup they bound has published rows
             assert all(any(p.label == label for p in PUBLISHED) for label in section.bounds.values()), section.key
             continue

@@ -86,7 +86,7 @@ KIND_MEANINGS = {  # every kind of tuning.report_keys.REPORT_KINDS
     "ablation": "the published rows judged again with one ingredient of a model removed at a time: a line per "
                 "ingredient with its rows equivalent, differing, inconclusive",
     "maxima": "a study valued by the best window of its trainings (`best_window`): its top trials against the "
-              "published top rows (`published = { source, top = [...] }`), with a bootstrap interval of its maximum",
+              "published rows `published` selects, best first, with a bootstrap interval of its maximum",
 }
 
 

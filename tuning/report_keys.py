@@ -29,7 +29,7 @@ REPORT_KINDS = {
     # per value of the searched option ``by`` (its first choice the whole model, each other one the same "+"-joined
     # ingredients but some), how many of the published rows are equivalent, differ, ...
     "maxima": ("columns", "published"),  # a study valued by a maximum over training windows (best_window): its top
-    # trials against the published top rows ({ source, top = [win rates] }), with a bootstrap over its trials
+    # trials against the published rows it selects (best first), with a bootstrap over its trials
 }
 REPORT_KIND = "table"  # a [report] table that names no kind
 

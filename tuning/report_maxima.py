@@ -24,11 +24,12 @@ from pathlib import Path
 
 import numpy as np
 
+from gamecore.published import Published
 from tuning.report_figures import figure
-from tuning.report_sections import Section
+from tuning.report_sections import Section, published_column
 from tuning.study_results import Measured, StudyRun
 
-TOP = 5  # our trials shown, at least (more where the thesis lists more rows)
+TOP = 5  # our trials shown, at least (more where the publication lists more rows)
 RESAMPLES = 10_000  # bootstrap studies
 BOOTSTRAP_SEED = 0  # the same report from the same records
 
@@ -70,35 +71,38 @@ def _chosen_line(run: StudyRun) -> str:
     return "; ".join(parts) + "."
 
 
-def study_markdown(section: Section, run: StudyRun) -> list[str]:
-    """One study of the section: its maximum against the thesis's, the top rows side by side, the chosen network."""
+def _values(values: list) -> str:
+    return " / ".join(f"{value:g}" if isinstance(value, float) else str(value) for value in values)
+
+
+def study_markdown(section: Section, run: StudyRun, theirs: list[Published]) -> list[str]:
+    """One study of the section: its maximum against the published best (``theirs``, best first), the top rows
+    side by side, the chosen network."""
     name = run.spec.name
     ranked = _ranked(run)
     if not ranked:
         return [f"`{name}`: no record (pre-registered in its study file, not run here yet).", ""]
-    theirs = section.published.get("top", [])
-    source = section.published.get("source", "the thesis")
+    source = theirs[0].source if theirs else "published"
     seconds = [m.training_seconds for m in ranked if m.training_seconds is not None]
     low, high = maximum_interval(np.array([m.objective for m in ranked]))
     lines = [(f"`{name}` ({run.spec.sampler}, {len(ranked)} complete trials, {run.pruned} pruned; training "
-             f"{sum(seconds) / 60:.0f} min of trials, median {np.median(seconds):.0f} s a trial): our best window "
-             f"{_percent(ranked[0].objective)}, bootstrap 95% over trials [{100 * low:.1f}, {100 * high:.1f}].")]
+              f"{sum(seconds) / 60:.0f} min of trials, median {np.median(seconds):.0f} s a trial): our best window "
+              f"{_percent(ranked[0].objective)}, bootstrap 95% over trials [{100 * low:.1f}, {100 * high:.1f}].")]
     if theirs:
-        lines[0] += f" {source}'s best, {theirs[0]:.1f}%, is {_verdict(theirs[0], low, high)}."
-    lines.append("")
+        lines[0] += f" {source}'s best, {theirs[0].win_rate:.1f}%, is {_verdict(theirs[0].win_rate, low, high)}."
     columns = list(section.columns)
-    lines += [(f"| rank | {source} | trial | {' | '.join(columns)} | best window | its network, 2,000 fresh deals |"
-              " training s |"), "|" + "---|" * (len(columns) + 6)]
+    lines += ["", (f"Rows: {' / '.join(columns)}; the best window and, beside, the trial's network on the study's "
+                  f"{run.spec.games:,} deals (never trained on)."), "",
+              f"| rank | {source} | ours | best window | its network | training s |", "|---|---|---|---|---|---|"]
     for rank in range(max(TOP, len(theirs))):
-        published = f"{theirs[rank]:.1f}%" if rank < len(theirs) else ""
+        published = (f"{_values([published_column(theirs[rank], c) for c in columns])}: {theirs[rank].win_rate:.1f}%"
+                     if rank < len(theirs) else "")
         if rank < len(ranked):
             m = ranked[rank]
-            values = " | ".join(str(m.value(column)) for column in columns)
-            played = f"{_percent(m.win_rate)} [{100 * m.low:.1f}, {100 * m.high:.1f}]"
-            ours = (f"{m.number} | {values} | {_percent(m.objective)} | {played} | "
-                    f"{m.training_seconds or 0:.0f}")
+            ours = (f"trial {m.number}: {_values([m.value(c) for c in columns])} | {_percent(m.objective)} | "
+                    f"{_percent(m.win_rate)} [{100 * m.low:.1f}, {100 * m.high:.1f}] | {m.training_seconds or 0:.0f}")
         else:
-            ours = " | ".join([""] * (len(columns) + 4))
+            ours = " |  |  | "
         lines.append(f"| {rank + 1} | {published} | {ours} |")
     lines.append("")
     if chosen := _chosen_line(run):
@@ -107,8 +111,9 @@ def study_markdown(section: Section, run: StudyRun) -> list[str]:
 
 
 def maxima_section(section: Section, runs: dict[str, StudyRun]) -> list[str]:
-    """The section's body: each of its studies (``study_markdown``)."""
-    return [line for name in section.studies for line in study_markdown(section, runs[name])]
+    """The section's body: each of its studies (``study_markdown``) against the published rows it selects."""
+    theirs = sorted(section.published_rows(), key=lambda p: -p.win_rate)
+    return [line for name in section.studies for line in study_markdown(section, runs[name], theirs)]
 
 
 def maxima_figures(section: Section, runs: dict[str, StudyRun], folder: Path) -> list[Path]:
@@ -127,7 +132,7 @@ def maxima_figures(section: Section, runs: dict[str, StudyRun], folder: Path) ->
             new = np.flatnonzero(np.r_[True, best[1:] > best[:-1]])
             axes.plot([numbers[i] for i in new], best[new], "v", label=f"{run.spec.name}: new best")
         axes.set(xlabel="trial", ylabel="best 1,000-episode window, %",
-                 title=f"{section.published.get('source', '')} optimisation history (cf. Figure 6.4)")
+                 title=f"{section.published.get('source', '')}: optimisation history (cf. Figure 6.4)")
 
     def times(axes):
         for run in studied:

@@ -129,8 +129,9 @@ class StudySpec:
             "fixed: " + (", ".join(f"{k} = {v!r}" for k, v in self.fixed) or "nothing"),
             "space:",
             *(f"  {domain}" for domain in self.space),
-            (f"objective: {', '.join(f'{m} ({METRICS[m]})' for m in self.metrics)} over deals 0..{self.games - 1}"
-             f" of seed {self.seed}{self.seats_label(self.games)}"),
+            (f"objective: {', '.join(f'{m} ({METRICS[m]})' for m in self.metrics)}"
+             + (" of the training; then the network plays" if self.metrics == ("best_window",) else " over")
+             + f" deals 0..{self.games - 1} of seed {self.seed}{self.seats_label(self.games)}"),
             (f"validation: top {self.validation_top_k} trials on {self.validation_games:,} deals of seed "
              f"{self.validation_seed}{self.seats_label(self.validation_games)}; test: the chosen one on "
              f"{self.test_games:,} deals of seed {self.test_seed}{self.seats_label(self.test_games)}")
