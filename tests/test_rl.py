@@ -290,14 +290,15 @@ def _autograd_actor_critic_step(learner, optimizer, choices, reward, after, done
     assert n == len(choices["obs"])
 
 
-@pytest.mark.parametrize("algo, stage", [("ac-direct", "planning"), ("ac-direct", "questing"),
-                                         ("ac-direct", "defense"), ("ac-macro", "questing")])
-def test_the_numpy_actor_critic_steps_as_autograd_and_adam_do(decision_states, algo, stage):
+@pytest.mark.parametrize("algo, stage, layers", [("ac-direct", "planning", 1), ("ac-direct", "questing", 1),
+                                                 ("ac-direct", "defense", 2), ("ac-macro", "questing", 1),
+                                                 ("ac-macro", "planning", 3)])
+def test_the_numpy_actor_critic_steps_as_autograd_and_adam_do(decision_states, algo, stage, layers):
     """The actor-critics learn in NumPy over their PyTorch networks' memory (``numpy_nets``): several updates on
     real decisions leave the same weights as autograd and ``torch.optim.Adam`` on a twin learner."""
     import torch
 
-    spec = AgentSpec.make("rl", algo=algo, encoding=2, neurons=40, lr=3e-3, game="lotr")
+    spec = AgentSpec.make("rl", algo=algo, encoding=2, neurons=40, layers=layers, lr=3e-3, game="lotr")
     learner, twin = make_learner(stage, spec, seed=4), make_learner(stage, spec, seed=4)
     optimizer = torch.optim.Adam([p for net in twin.modules.values() for p in net.parameters()], lr=spec["lr"])
     states = np.stack([g.core_state() for g in decision_states if g.stage.label == stage][:24])

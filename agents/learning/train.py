@@ -140,7 +140,7 @@ def train(
 
     ``on_window(episodes, moving win rate, best moving win rate so far)`` is called every ``window`` finished
     episodes; an exception it raises (a tuning pruner's) stops the training and propagates. A training whose
-    values stop being finite raises ``numpy_nets.TrainingDiverged`` (one line). Ctrl-C or SIGTERM
+    networks blow up raises ``agents.learning.TrainingDiverged`` (one line). Ctrl-C or SIGTERM
     writes the checkpoints so far and raises ``Interrupted`` with the partial TrainingResult."""
     roles = trained_roles(setup)
     options = setup.game.check_options(dict(options or {}), "options")  # a clear error before any work
