@@ -204,3 +204,32 @@ def test_a_table_draws_the_rounds_by_outcome_that_its_records_keep(tmp_path):
     assert drawn.name == "x-lengths.png" and drawn.stat().st_size > 1000
     again = RENDERERS["table"].figures(section, runs, tmp_path / "again")
     assert again[0].read_bytes() == drawn.read_bytes()  # the same records draw the same bytes
+
+
+def _maximum_run(objectives: list[float]) -> StudyRun:
+    """``rl-hpo-thesis-one-published`` with trials of these best windows (their networks at 90% on 2,000 deals)."""
+    spec = load_study(Path(__file__).resolve().parent.parent / "studies/lotr/paper/rl-hpo-thesis-one-published.toml")
+    trials = [Measured(study=spec.name, number=n, label="random-rl-random", oracle=False, options={},
+                       params={"questing.lr": 8e-4, "questing.neurons": 100, "encoding": 2}, config=spec.setup,
+                       win_rate=0.9, low=0.88, high=0.92, games=2000, seconds_per_game=0.01, training_seconds=20.0,
+                       objective=value) for n, value in enumerate(objectives)]
+    return StudyRun(spec, trials)
+
+
+@pytest.mark.parametrize("objectives, verdict", [
+    ([0.70, 0.80, 0.90, 0.95, 0.96], "Table 6.7's best, 92.9%, is within our interval: reached"),
+    ([0.60, 0.70, 0.80, 0.85, 0.88], "Table 6.7's best, 92.9%, is above our interval: not reached by our study"),
+])
+def test_a_maxima_section_sets_the_thesis_s_best_window_against_a_bootstrap_of_ours(objectives, verdict):
+    """Kind maxima (the thesis's RL tuning): the published rows the section selects, best first, beside our trials
+    ranked by the same objective; our maximum's bootstrap interval over the trials tops at the observed maximum."""
+    from tuning.report_maxima import maxima_section, maximum_interval
+
+    run = _maximum_run(objectives)
+    low, high = maximum_interval(np.array(objectives))
+    assert high == max(objectives) and low < high
+    (section,) = sections({run.spec.name: run})
+    text = "\n".join(maxima_section(section, {run.spec.name: run}))
+    assert verdict in text
+    assert "| 1 | 100 / 0.00065 / 2: 92.9% | trial 4: 100 / 0.0008 / 2 |" in text  # the thesis's best row, our best
+    assert "| 3 | 70 / 0.00075 / 3: 83.7% |" in text
