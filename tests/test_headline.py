@@ -54,6 +54,10 @@ def expected_figures(row) -> list[str]:
         if not row.setup:
             [trial] = [t for t in trials if t["chosen"] and "test" in t["chosen"]]
             test = trial["chosen"]["test"]
+            if row.maximum:  # the study's best training window, then the chosen network's test
+                best = max(t["objective"] for t in trials)
+                return [f"best window {100 * best:.2f} of {len(trials)} trainings; chosen network "
+                        + _rate(round(test["win_rate"] * test["games"]), test["games"], test["wilson_95"])]
             if row.seats:
                 return [f"{seat} " + _rate(test["seats"][seat]["wins"], test["seats"][seat]["games"],
                                            test["seats"][seat]["wilson_95"]) for seat in row.seats]
@@ -64,7 +68,9 @@ def expected_figures(row) -> list[str]:
             return [f"{seat} " + _rate(trial["seats"][seat]["wins"], trial["seats"][seat]["games"],
                                        trial["seats"][seat]["wilson_95"]) for seat in row.seats]
         return [_rate(round(trial["win_rate"] * trial["games"]), trial["games"], trial["interval"])]
-    config = _study_files()[row.study]["report"]["config"]
+    config = _study_files()[row.study]["report"].get("config")
+    if config is None:  # pre-registered, not run yet
+        return ["no record: run the command"]
     metadata = tomllib.loads((ROOT / config).read_text())["metadata"]
     assert not row.setup and metadata["study"] == row.study
     if row.seats:
