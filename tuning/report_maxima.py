@@ -4,11 +4,15 @@ tuning, Tables 6.7-6.9, section 5.7), compared as what they are.
 The thesis's rows are each the best 1,000-episode moving win rate of a trial of
 a 100-trial study: the top of a sample of maxima, not a binomial sample of the
 games its interval implies. So the section sets the thesis's top rows beside
-our study's top trials by the same objective (``best_window``), and gives our
-maximum with a bootstrap interval over the trials (resampling the study's
-trials, each bootstrap study's best value: what the maximum of that many noisy
+our study's top trainings by the same objective (``best_window``), and gives
+our maximum with a bootstrap interval over the trainings (resampling them,
+each bootstrap study's best value: what the maximum of that many noisy
 trainings varies by; a bootstrap cannot exceed the observed maximum, so the
-interval's top is that maximum). The thesis's top row is *within* our
+interval's top is that maximum). A trial whose parameters an earlier trial
+already had (TPE over categorical lists proposes them again) trains on the
+same seed and deals, so it repeats that training exactly: the trainings are
+the distinct parameter sets, each counted once, and a table row says how many
+trials repeated it. The thesis's top row is *within* our
 interval, *above* it or *below* it. Each trial's network on the study's deals
 (never trained on), and the chosen network's validation and test figures,
 stand beside as the measure of play.
@@ -46,8 +50,16 @@ def _percent(value: float) -> str:
     return f"{100 * value:.1f}%"
 
 
-def _ranked(run: StudyRun) -> list[Measured]:
-    return sorted(run.trials or [], key=lambda m: (-m.objective, m.number))
+def _ranked(run: StudyRun) -> list[tuple[Measured, int]]:
+    """The study's distinct trainings, best first: the first trial of each parameter set, and how many trials
+    had that set."""
+    first: dict[tuple, Measured] = {}
+    count: dict[tuple, int] = {}
+    for m in sorted(run.trials or [], key=lambda m: m.number):
+        key = tuple(sorted(m.params.items()))
+        first.setdefault(key, m)
+        count[key] = count.get(key, 0) + 1
+    return sorted(((m, count[key]) for key, m in first.items()), key=lambda pair: (-pair[0].objective, pair[0].number))
 
 
 def _verdict(theirs: float, low: float, high: float) -> str:
@@ -83,23 +95,26 @@ def study_markdown(section: Section, run: StudyRun, theirs: list[Published]) -> 
     if not ranked:
         return [f"`{name}`: no record (pre-registered in its study file, not run here yet).", ""]
     source = theirs[0].source if theirs else "published"
-    seconds = [m.training_seconds for m in ranked if m.training_seconds is not None]
-    low, high = maximum_interval(np.array([m.objective for m in ranked]))
-    lines = [(f"`{name}` ({run.spec.sampler}, {len(ranked)} complete trials, {run.pruned} pruned; training "
-              f"{sum(seconds) / 60:.0f} min of trials, median {np.median(seconds):.0f} s a trial): our best window "
-              f"{_percent(ranked[0].objective)}, bootstrap 95% over trials [{100 * low:.1f}, {100 * high:.1f}].")]
+    seconds = [m.training_seconds for m in run.trials if m.training_seconds is not None]
+    best = ranked[0][0]
+    low, high = maximum_interval(np.array([m.objective for m, _ in ranked]))
+    lines = [(f"`{name}` ({run.spec.sampler}, {len(run.trials)} complete trials, {len(ranked)} distinct trainings, "
+              f"{run.pruned} pruned; {sum(seconds) / 60:.0f} min of training, median {np.median(seconds):.0f} s a "
+              f"trial): our best window {_percent(best.objective)}, bootstrap 95% over the trainings "
+              f"[{100 * low:.1f}, {100 * high:.1f}].")]
     if theirs:
         lines[0] += f" {source}'s best, {theirs[0].win_rate:.1f}%, is {_verdict(theirs[0].win_rate, low, high)}."
     columns = list(section.columns)
     lines += ["", (f"Rows: {' / '.join(columns)}; the best window and, beside, the trial's network on the study's "
-                  f"{run.spec.games:,} deals (never trained on)."), "",
+                   f"{run.spec.games:,} deals (never trained on)."), "",
               f"| rank | {source} | ours | best window | its network | training s |", "|---|---|---|---|---|---|"]
     for rank in range(max(TOP, len(theirs))):
         published = (f"{_values([published_column(theirs[rank], c) for c in columns])}: {theirs[rank].win_rate:.1f}%"
                      if rank < len(theirs) else "")
         if rank < len(ranked):
-            m = ranked[rank]
-            ours = (f"trial {m.number}: {_values([m.value(c) for c in columns])} | {_percent(m.objective)} | "
+            m, trials = ranked[rank]
+            again = f" (and {trials - 1} more trial{'s' * (trials > 2)})" if trials > 1 else ""
+            ours = (f"trial {m.number}{again}: {_values([m.value(c) for c in columns])} | {_percent(m.objective)} | "
                     f"{_percent(m.win_rate)} [{100 * m.low:.1f}, {100 * m.high:.1f}] | {m.training_seconds or 0:.0f}")
         else:
             ours = " |  |  | "
