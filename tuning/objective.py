@@ -15,7 +15,7 @@ win rate over ``window`` (1,000) training episodes, the weights of that window
 being the trial's network. Its trials report the best window so far to the
 pruner (a trial stops when its best so far trails the others' at the same
 episode); their network still plays the study's deals, and that win rate is
-kept beside (``win_rate`` in MLflow, the trial's ``evaluation_win_rate``).
+kept beside (the trial's ``win_rate`` attribute, and ``win_rate`` in MLflow).
 """
 
 from __future__ import annotations
