@@ -33,7 +33,7 @@ from tuning.report_figures import figure
 from tuning.report_sections import Section, published_column
 from tuning.study_results import Measured, StudyRun
 
-TOP = 5  # our trials shown, at least (more where the publication lists more rows)
+TOP = 5  # our trainings shown, at least (more where the publication lists more rows)
 RESAMPLES = 10_000  # bootstrap studies
 BOOTSTRAP_SEED = 0  # the same report from the same records
 
