@@ -56,7 +56,9 @@ def expected_figures(row) -> list[str]:
             test = trial["chosen"]["test"]
             if row.maximum:  # the study's best training window, then the chosen network's test
                 best = max(t["objective"] for t in trials)
-                return [f"best window {100 * best:.2f} of {len(trials)} trainings; chosen network "
+                distinct = len({json.dumps(t["params"], sort_keys=True) for t in trials})
+                return [f"best window {100 * best:.2f} of {len(trials)} trials ({distinct} distinct trainings); "
+                        "chosen network "
                         + _rate(round(test["win_rate"] * test["games"]), test["games"], test["wilson_95"])]
             if row.seats:
                 return [f"{seat} " + _rate(test["seats"][seat]["wins"], test["seats"][seat]["games"],
