@@ -17,6 +17,7 @@ from pathlib import Path
 
 from gamecore.atomic import write_atomically
 from gamecore.published import Published
+from tuning.report_maxima import distinct_trainings
 from tuning.report_sections import column_of, published_field
 from tuning.report_tables import option_flags
 from tuning.study_results import Measured, StudyRun
@@ -178,9 +179,9 @@ def headline_lines(runs: dict[str, StudyRun], rows: tuple[Headline, ...] = HEADL
         m = trial_of(run, row)
         ours = "no record: run the command" if m is None else ours_cell(row, m)
         if row.maximum and m is not None:
-            best = max(trial.objective for trial in run.trials)
-            distinct = len({tuple(sorted(trial.params.items())) for trial in run.trials})  # a repeat trains alike
-            ours = (f"best window {100 * best:.2f} of {len(run.trials)} trials ({distinct} distinct trainings); "
+            trainings = distinct_trainings(run)
+            best = trainings[0][0].objective
+            ours = (f"best window {100 * best:.2f} of {len(run.trials)} trials ({len(trainings)} distinct trainings); "
                     f"chosen network {ours}")
         lines.append(f"| {row.game} | {row.agent} (`{row.study}`) | {ours} | {published_cell(row, published_row(run, row))} "
                      f"| {row.comparable} | `{command(run, row, m)}` |")

@@ -137,6 +137,13 @@ def pareto_figure(section: Section, runs: dict[str, StudyRun], folder: Path) -> 
     return [figure(folder / f"{section.key}.png", draw)]
 
 
+def plot_curve(axes, m: Measured, label: str) -> None:
+    """A trained trial's learning curve (its record's ``curve``): the moving win rate, %, by training episode."""
+    window, wins = m.curve
+    moving = np.convolve(wins.astype(float), np.ones(window) / window, mode="valid")
+    axes.plot(np.arange(window - 1, wins.size), 100 * moving, label=label)
+
+
 def curves_figure(runs: dict[str, StudyRun], folder: Path) -> Path | None:
     """The learning curves (moving win rate against training episode) of the first trained trials whose records
     keep them, of the studies whose ``[report]`` asks for them; None when there are none."""
@@ -147,10 +154,7 @@ def curves_figure(runs: dict[str, StudyRun], folder: Path) -> Path | None:
 
     def draw(axes):
         for m in curves:
-            window, wins = m.curve
-            moving = np.convolve(wins.astype(float), np.ones(window) / window, mode="valid")
-            axes.plot(np.arange(window - 1, wins.size), 100 * moving,
-                      label=f"{m.study} {m.label} enc {m.value('encoding')}")
+            plot_curve(axes, m, f"{m.study} {m.label} enc {m.value('encoding')}")
         axes.set(xlabel="training episode", ylabel="moving win rate %", title="learning curves")
 
     return figure(folder / "learning-curves.png", draw)

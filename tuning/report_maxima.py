@@ -29,7 +29,7 @@ from pathlib import Path
 import numpy as np
 
 from gamecore.published import Published
-from tuning.report_figures import figure
+from tuning.report_figures import figure, plot_curve
 from tuning.report_sections import Section, published_column
 from tuning.study_results import Measured, StudyRun
 
@@ -50,9 +50,9 @@ def _percent(value: float) -> str:
     return f"{100 * value:.1f}%"
 
 
-def _ranked(run: StudyRun) -> list[tuple[Measured, int]]:
-    """The study's distinct trainings, best first: the first trial of each parameter set, and how many trials
-    had that set."""
+def distinct_trainings(run: StudyRun) -> list[tuple[Measured, int]]:
+    """The study's distinct trainings, best first: the first trial of each parameter set (a later trial with the
+    same parameters repeats its training exactly), and how many trials had that set."""
     first: dict[tuple, Measured] = {}
     count: dict[tuple, int] = {}
     for m in sorted(run.trials or [], key=lambda m: m.number):
@@ -91,7 +91,7 @@ def study_markdown(section: Section, run: StudyRun, theirs: list[Published]) -> 
     """One study of the section: its maximum against the published best (``theirs``, best first), the top rows
     side by side, the chosen network."""
     name = run.spec.name
-    ranked = _ranked(run)
+    ranked = distinct_trainings(run)
     if not ranked:
         return [f"`{name}`: no record (pre-registered in its study file, not run here yet).", ""]
     source = theirs[0].source if theirs else "published"
@@ -159,9 +159,7 @@ def maxima_figures(section: Section, runs: dict[str, StudyRun], folder: Path) ->
 
     def curves(axes):
         for run, m in chosen:
-            window, wins = m.curve
-            moving = np.convolve(wins.astype(float), np.ones(window) / window, mode="valid")
-            axes.plot(np.arange(window - 1, wins.size), 100 * moving, label=f"{run.spec.name} trial {m.number}")
+            plot_curve(axes, m, f"{run.spec.name} trial {m.number}")
         axes.set(xlabel="training episode", ylabel="moving win rate, %",
                  title="learning curves of the chosen networks (cf. Figure 6.6)")
 
