@@ -559,3 +559,18 @@ def test_a_training_study_draws_its_trials_training_times_for_its_parent_run(tmp
     untrained = optuna.create_study(direction="maximize")
     untrained.add_trial(optuna.trial.create_trial(value=0.5, params={}, distributions={}))
     assert not any(path.name == "trial_times.png" for path in write_study_figures(untrained, spec, tmp_path / "u"))
+
+
+def test_validation_compares_each_parameter_set_once():
+    """A sampler over categorical lists proposes a set again; on the same seed and deals it trains and plays alike,
+    so the candidates for validation are the best ``top_k`` distinct parameter sets, each by its best-ranked trial."""
+    from tuning.selection import candidates
+
+    spec = load_study(Path(__file__).resolve().parent.parent / "studies/lotr/paper/rl-hpo-thesis-one.toml")
+    study = optuna.create_study(direction="maximize")
+    distribution = optuna.distributions.CategoricalDistribution([0, 1, 2, 3])
+    for value, encoding in ((0.90, 2), (0.95, 1), (0.95, 1), (0.80, 3), (0.95, 1), (0.70, 0)):
+        study.add_trial(optuna.trial.create_trial(value=value, params={"encoding": encoding},
+                                                  distributions={"encoding": distribution}))
+    assert spec.validation_top_k == 3
+    assert [t.number for t in candidates(study, spec)] == [1, 0, 3]

@@ -37,10 +37,17 @@ FIGURE_FIELDS = ("win_rate", "wilson_95", "games", "seed")
 
 
 def candidates(study: optuna.Study, spec: StudySpec) -> list[FrozenTrial]:
-    """The complete trials compared on validation deals: the top ``validation.top_k`` by search win rate."""
+    """The complete trials compared on validation deals: the top ``validation.top_k`` by search win rate, one
+    per parameter set (a sampler may propose a set again; on the same seed and deals it trains and plays alike,
+    so only its best-ranked trial is compared)."""
     complete = study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))
     pool = study.best_trials if len(spec.metrics) > 1 and complete else complete
-    return sorted(pool, key=lambda t: (-t.values[0], t.number))[: spec.validation_top_k]
+    top: dict[tuple, FrozenTrial] = {}
+    for trial in sorted(pool, key=lambda t: (-t.values[0], t.number)):
+        top.setdefault(tuple(sorted(trial.params.items())), trial)
+        if len(top) == spec.validation_top_k:
+            break
+    return list(top.values())[: spec.validation_top_k]
 
 
 def is_finished(study: optuna.Study, spec: StudySpec, n_trials: int, target: Path) -> bool:

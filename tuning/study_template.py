@@ -26,7 +26,8 @@ MEANINGS = {  # every key of SECTIONS: what it means (tests/test_tuning.py check
         "seat": "a two-player game: the tuned agent's seat, first | second | both",
     }),
     "validation": ("the top trials compared on fresh deals: the one to export is chosen here", {
-        "top_k": "trials compared (0: no validation, test or export: a comparison, not a search for one agent)",
+        "top_k": "parameter sets compared, each by its best trial (0: no validation, test or export: a comparison, "
+                 "not a search for one agent)",
         "games": "deals each of them plays",
         "seed": "their seed (differs from the objective's and the test's)",
     }),
