@@ -187,7 +187,9 @@ def headline_lines(runs: dict[str, StudyRun], rows: tuple[Headline, ...] = HEADL
                      f"| {row.comparable} | `{command(run, row, m)}` |")
     return lines + ["", ("Each figure is read from its study's record (`docs/records/<study>.json`) or its export "
                          "(the `agent.toml` its study file names) by `lotr report`, which writes this table; a "
-                         "chosen agent's figure is its test on fresh deals, never the search's. Seats: the agent's "
+                         "chosen agent's figure is its test on fresh deals, never the search's. A thesis-scale RL row "
+                         "gives first what the thesis's figure is, its study's maximum (the best 1,000-episode "
+                         "training window of any trial), then its chosen network's test. Seats: the agent's "
                          "seat in a two-player game. Every row's section in `docs/results.md` judges it."), ""]
 
 

@@ -209,7 +209,7 @@ def study_file_reference() -> str:
     caps = ", ".join(f"`{key}` {value:,}" for key, value in LIMITS.items())
     lines += ["## Caps", "",
               (f"How much a study runs is capped (`gamecore.params.LIMITS`: {caps}), so that a mistyped number does "
-              "not allocate or fork that much; `--no-limits` of `gametune tune run` and `tune worker` lifts the caps."),
+              "not allocate or fork that much; `--no-limits` of `gametune tune run`, `tune worker` and `tune retest` lifts the caps."),
               "", "## Rules checked across keys", "",
               ("- `[objective] seed`, `[validation] seed` and `[test] seed` differ: the search, validation and test "
               "deals are disjoint (deal *i* of seed *s* is dealt from `derive_seed(s, i)`, training deals from "
