@@ -7,9 +7,11 @@ import json
 import tomllib
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from tuning.headline import HEADLINES, README_BEGIN, README_END, readme_block, refresh_readme
+from tuning.report_maxima import maximum_interval
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "docs" / "results.md"
@@ -56,9 +58,10 @@ def expected_figures(row) -> list[str]:
             test = trial["chosen"]["test"]
             if row.maximum:  # the study's best training window, then the chosen network's test
                 best = max(t["objective"] for t in trials)
-                distinct = len({json.dumps(t["params"], sort_keys=True) for t in trials})
-                return [f"best window {100 * best:.2f} of {len(trials)} trials ({distinct} distinct trainings); "
-                        "chosen network "
+                objectives = {json.dumps(t["params"], sort_keys=True): t["objective"] for t in trials}
+                low, high = maximum_interval(np.array(list(objectives.values())))
+                return [f"best window {100 * best:.2f} of {len(trials)} trials ({len(objectives)} distinct trainings; "
+                        f"bootstrap 95% [{100 * low:.1f}, {100 * high:.1f}]); chosen network "
                         + _rate(round(test["win_rate"] * test["games"]), test["games"], test["wilson_95"])]
             if row.seats:
                 return [f"{seat} " + _rate(test["seats"][seat]["wins"], test["seats"][seat]["games"],

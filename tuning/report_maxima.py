@@ -39,7 +39,8 @@ BOOTSTRAP_SEED = 0  # the same report from the same records
 
 
 def maximum_interval(values: np.ndarray) -> tuple[float, float]:
-    """The 95% percentile interval of the maximum of ``values`` over bootstrap resamples of them."""
+    """The 95% percentile interval of the maximum of ``values`` over bootstrap resamples of them (in any order)."""
+    values = np.sort(values)[::-1]
     rng = np.random.default_rng(BOOTSTRAP_SEED)
     maxima = values[rng.integers(0, values.size, (RESAMPLES, values.size))].max(axis=1)
     low, high = np.percentile(maxima, [2.5, 97.5])
@@ -62,7 +63,8 @@ def distinct_trainings(run: StudyRun) -> list[tuple[Measured, int]]:
     return sorted(((m, count[key]) for key, m in first.items()), key=lambda pair: (-pair[0].objective, pair[0].number))
 
 
-def _verdict(theirs: float, low: float, high: float) -> str:
+def maximum_verdict(theirs: float, low: float, high: float) -> str:
+    """A published maximum (percent) against our maximum's bootstrap interval (fractions)."""
     if theirs / 100 > high:
         return "above our interval: not reached by our study"
     if theirs / 100 < low:
@@ -103,7 +105,7 @@ def study_markdown(section: Section, run: StudyRun, theirs: list[Published]) -> 
               f"trial): our best window {_percent(best.objective)}, bootstrap 95% over the trainings "
               f"[{100 * low:.1f}, {100 * high:.1f}].")]
     if theirs:
-        lines[0] += f" {source}'s best, {theirs[0].win_rate:.1f}%, is {_verdict(theirs[0].win_rate, low, high)}."
+        lines[0] += f" {source}'s best, {theirs[0].win_rate:.1f}%, is {maximum_verdict(theirs[0].win_rate, low, high)}."
     columns = list(section.columns)
     lines += ["", (f"Rows: {' / '.join(columns)}; the best window and, beside, the trial's network on the study's "
                    f"{run.spec.games:,} deals (never trained on)."), "",
