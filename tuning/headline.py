@@ -15,11 +15,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import numpy as np
-
 from gamecore.atomic import write_atomically
 from gamecore.published import Published
-from tuning.report_maxima import distinct_trainings, maximum_interval, maximum_verdict
+from tuning.report_maxima import maximum_verdict, study_maximum
 from tuning.report_sections import column_of, published_field
 from tuning.report_tables import option_flags
 from tuning.study_results import Measured, StudyRun
@@ -182,8 +180,7 @@ def headline_lines(runs: dict[str, StudyRun], rows: tuple[Headline, ...] = HEADL
         ours = "no record: run the command" if m is None else ours_cell(row, m)
         published, comparable = published_row(run, row), row.comparable
         if row.maximum and m is not None:
-            trainings = distinct_trainings(run)
-            low, high = maximum_interval(np.array([t.objective for t, _ in trainings]))
+            trainings, low, high = study_maximum(run)
             ours = (f"best window {100 * trainings[0][0].objective:.2f} of {len(run.trials)} trials "
                     f"({len(trainings)} distinct trainings; bootstrap 95% [{100 * low:.1f}, {100 * high:.1f}]); "
                     f"chosen network {ours}")

@@ -63,6 +63,13 @@ def distinct_trainings(run: StudyRun) -> list[tuple[Measured, int]]:
     return sorted(((m, count[key]) for key, m in first.items()), key=lambda pair: (-pair[0].objective, pair[0].number))
 
 
+def study_maximum(run: StudyRun) -> tuple[list[tuple[Measured, int]], float, float]:
+    """The study's distinct trainings (``distinct_trainings``) and the bootstrap 95% interval of their maximum."""
+    ranked = distinct_trainings(run)
+    low, high = maximum_interval(np.array([m.objective for m, _ in ranked])) if ranked else (float("nan"),) * 2
+    return ranked, low, high
+
+
 def maximum_verdict(theirs: float, low: float, high: float) -> str:
     """A published maximum (percent) against our maximum's bootstrap interval (fractions)."""
     if theirs / 100 > high:
@@ -93,13 +100,12 @@ def study_markdown(section: Section, run: StudyRun, theirs: list[Published]) -> 
     """One study of the section: its maximum against the published best (``theirs``, best first), the top rows
     side by side, the chosen network."""
     name = run.spec.name
-    ranked = distinct_trainings(run)
+    ranked, low, high = study_maximum(run)
     if not ranked:
         return [f"`{name}`: no record (pre-registered in its study file, not run here yet).", ""]
     source = theirs[0].source if theirs else "published"
     seconds = [m.training_seconds for m in run.trials if m.training_seconds is not None]
     best = ranked[0][0]
-    low, high = maximum_interval(np.array([m.objective for m, _ in ranked]))
     lines = [(f"`{name}` ({run.spec.sampler}, {len(run.trials)} complete trials, {len(ranked)} distinct trainings, "
               f"{run.pruned} pruned; {sum(seconds) / 60:.0f} min of training, median {np.median(seconds):.0f} s a "
               f"trial): our best window {_percent(best.objective)}, bootstrap 95% over the trainings "
