@@ -83,16 +83,10 @@ def pytest_sessionfinish(session, exitstatus):
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
 
-@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(items):
-    """Under ``-n 2 --dist loadgroup`` (the README's test command) the slow tests that start processes, servers or
-    signals run one after another on one worker, as on a machine of their own, beside the rest; a slow test marked
-    ``compute`` (slow only by what it computes) or ``untimed`` (its processes' outcome decided by no signal, kill,
-    timeout or heartbeat) goes to whichever worker is free."""
-    for item in items:
-        if item.get_closest_marker("slow") and not (item.get_closest_marker("compute")
-                                                    or item.get_closest_marker("untimed")):
-            item.add_marker(pytest.mark.xdist_group("processes"))
+    """The slow tests first, each file's in its order: the workers take them while the many short tests are left to
+    even out the end of the run (a test of a minute started last keeps the other workers idle)."""
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)
 
 
 def make_state(

@@ -604,7 +604,6 @@ def test_twm_counts_every_turn_with_a_meeple_over_the_turns_after_the_seventh():
 
 
 @pytest.mark.slow
-@pytest.mark.compute
 def test_twm_gives_the_papers_value_for_star25_against_the_random_agent():
     """Eq. 5 is lost in the paper's text: of the readings (benchmarks/bench_carcassonne_eq5.py), T_m / (turns - 7)
     gives its Table V figure for Star2.5, second against RA (0.47), within our 95% interval, where the share of the

@@ -120,7 +120,6 @@ RUN = [(page, index, code) for page, index, marker, code in python_blocks() if n
 
 
 @pytest.mark.slow
-@pytest.mark.compute
 @pytest.mark.parametrize("page, index, code", RUN, ids=[f"{page}-{index}" for page, index, _ in RUN])
 def test_a_python_example_runs_as_written(page, index, code, tmp_path):
     """Seconds each once compiled: the example as written, in an empty folder, in a process of its own."""

@@ -33,7 +33,6 @@ def test_the_thesis_learners_train_against_a_python_opponent(algo):
 
 
 @pytest.mark.slow
-@pytest.mark.compute
 @pytest.mark.parametrize("algo, opponent", [("q-direct", "optimal"), ("ac-direct", "random"),
                                             ("ppo-direct", "optimal")])
 def test_a_learning_agent_reaches_nims_optimal_policy(tmp_path, algo, opponent):

@@ -142,7 +142,6 @@ def rate_as_the_table_counts(result) -> float:
 
 
 @pytest.mark.slow
-@pytest.mark.compute
 @pytest.mark.parametrize(("opening", "thesis"), [("1-8", 0.723094), ("1-7", 0.690221)])
 def test_the_exact_value_of_the_dp_policy_from_an_opening_is_what_its_games_give(opening, thesis):
     """The policy value of the table (both players playing it, ``DPTable.policy_values``) from an opening hand

@@ -43,7 +43,6 @@ def fresh_site(distributions: list[str], folder: Path) -> Path:
 
 
 @pytest.mark.slow
-@pytest.mark.untimed
 def test_the_registered_model_s_requirements_install_and_serve_it(tmp_path, monkeypatch):
     """About 70 s on a busy 2-core machine, where installing them takes 80 s more and 500 MB: pip resolves the
     model's requirements.txt as in a fresh environment (``--dry-run --ignore-installed``), and a Python that sees

@@ -194,7 +194,6 @@ def quickstart() -> list[str]:
 
 
 @pytest.mark.slow
-@pytest.mark.untimed
 def test_the_readme_s_quickstart_runs_as_written(tmp_path):
     """About two minutes: the README's five commands on Love Letter, one after another in an empty folder, as
     written: the agent's parameters, a study file written, run (4 trials, validation, test, export), its export

@@ -34,7 +34,6 @@ def _trials(folder) -> list[tuple]:
 
 
 @pytest.mark.slow  # two small studies in processes of their own: about 40 s
-@pytest.mark.untimed
 def test_one_worker_repeats_a_study_exactly(tmp_path):
     runs = []
     for attempt in ("first", "second"):

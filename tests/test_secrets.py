@@ -69,7 +69,6 @@ def _database_text(url: str) -> str:
                          for row in connection.execute(f'SELECT t::text FROM "{table}" t'))
 
 
-@pytest.mark.untimed
 def test_a_study_with_passwords_in_both_urls_leaves_them_nowhere(tmp_path, fresh_postgres):
     storage = fresh_postgres.replace("postgres@", f"postgres:{SECRET}@")
     port = _free_port()

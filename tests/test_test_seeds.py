@@ -42,7 +42,6 @@ def _uses(folder: Path) -> list[dict]:
 
 
 @pytest.mark.slow  # five gametune processes, two of them small studies: about a minute
-@pytest.mark.untimed
 def test_a_used_test_seed_is_refused_in_one_line_unless_a_reason_is_recorded(tmp_path):
     _study(tmp_path, "first")
     done = run_gametune(tmp_path, "tune", "run", "first.toml")
@@ -144,7 +143,6 @@ replicate = 7100001
 
 
 @pytest.mark.slow  # four gametune processes, three of them small studies
-@pytest.mark.untimed
 def test_a_study_runs_again_on_its_declared_fresh_seed_once_and_the_report_shows_both_runs(tmp_path):
     """``lotr tune run FILE --replicate`` plays the study unchanged on the seed its [report] replicate declares, as
     its own study, enters that seed in the ledger, and another study may not claim it; the report shows the two

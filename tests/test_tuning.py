@@ -102,7 +102,8 @@ def test_a_two_trial_study_end_to_end_on_the_default_stores(in_tmp, monkeypatch)
     assert chosen_run.info.run_name == f"trial-{chosen['trial']}" and "test_win_rate" in chosen_run.data.metrics
     assert "s-best.toml" in [a.path for a in client.list_artifacts(parent[0].info.run_id)]
     figures = {a.path for a in client.list_artifacts(parent[0].info.run_id, "figures")}
-    assert {"figures/trials.csv", "figures/optimization_history.png", "figures/optimization_history.html"} <= figures
+    assert {"figures/trials.csv", "figures/optimization_history.png", "figures/optimization_history.html",
+            "figures/param_importances.png"} <= figures  # two parameters: their importances
     version = client.get_model_version_by_alias("s", "best")
     assert chosen["model"] == f"models:/s/{version.version}"
     assert version.run_id == chosen["mlflow_run"] and version.tags["parent_run"] == parent[0].info.run_id
@@ -574,3 +575,21 @@ def test_validation_compares_each_parameter_set_once():
                                                   distributions={"encoding": distribution}))
     assert spec.validation_top_k == 3
     assert [t.number for t in candidates(study, spec)] == [1, 0, 3]
+
+
+def test_a_space_of_one_parameter_has_no_importances_plot(tmp_path):
+    """Its importance is 1 by definition (and computing it loads scikit-learn); the other plots are drawn."""
+    from tuning.study_plots import write_study_figures
+
+    path = write_study(tmp_path)
+    path.write_text(path.read_text().replace("c = { float = [0.3, 2.0], log = true }\n", ""))
+    spec = load_study(path)
+    assert [domain.name for domain in spec.space] == ["budget"]
+    study = optuna.create_study(direction="maximize")
+    for budget, value in ((20, 0.2), (40, 0.5), (60, 0.4)):
+        study.enqueue_trial({"budget": budget})
+        trial = study.ask({"budget": optuna.distributions.IntDistribution(20, 100, step=20)})
+        study.tell(trial, value)
+    names = {path.name for path in write_study_figures(study, spec, tmp_path / "figures")}
+    assert {"trials.csv", "optimization_history.png", "parallel_coordinate.html"} <= names
+    assert not any(name.startswith("param_importances") for name in names)

@@ -15,7 +15,8 @@ PLOTS = ("optimization_history", "param_importances", "parallel_coordinate")
 
 
 def write_study_figures(study: optuna.Study, spec: StudySpec, folder: Path) -> list[Path]:
-    """``trials.csv`` and each plot that the finished trials allow (PNG + HTML); returns the files."""
+    """``trials.csv`` and each plot that the finished trials allow (PNG + HTML); returns the files. A space of one
+    parameter has no importances plot (its importance is 1; computing it loads scikit-learn, about 2 s)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -27,7 +28,8 @@ def write_study_figures(study: optuna.Study, spec: StudySpec, folder: Path) -> l
     files = [folder / "trials.csv"]
     with atomic_path(files[0]) as temporary:
         study.trials_dataframe().to_csv(temporary, index=False)
-    names = PLOTS + (("pareto_front",) if len(spec.metrics) > 1 else ())
+    names = tuple(name for name in PLOTS if name != "param_importances" or len(spec.space) > 1)  # one parameter's is 1
+    names += ("pareto_front",) if len(spec.metrics) > 1 else ()
     options = ({"target": lambda t: t.values[0], "target_name": spec.metrics[0]} if len(spec.metrics) > 1
                else {"target_name": spec.metrics[0]})
     for name in names:
