@@ -42,6 +42,8 @@ n_trials = {trials}
 pruner = "none"
 heartbeat_interval = 1
 grace_period = 3
+[mlflow]
+figures = false                  # Optuna's plots are not what these tests check (test_tuning.py does)
 """
 
 
@@ -186,6 +188,8 @@ n_trials = 2
 pruner = "none"
 heartbeat_interval = 1
 grace_period = 3
+[mlflow]
+figures = false                  # Optuna's plots are not what these tests check (test_tuning.py does)
 """
 
 

@@ -25,6 +25,8 @@ games = 30
 n_trials = 4
 workers = {workers}
 pruner = "wilcoxon"
+[mlflow]
+figures = false                  # Optuna's plots are not what these tests check (test_tuning.py does)
 """
 
 

@@ -28,6 +28,8 @@ seed = 7000001
 n_trials = 2
 sampler = "random"
 pruner = "none"
+[mlflow]
+figures = false                  # Optuna's plots are not what these tests check (test_tuning.py does)
 """
 
 

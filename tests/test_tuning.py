@@ -593,3 +593,17 @@ def test_a_space_of_one_parameter_has_no_importances_plot(tmp_path):
     names = {path.name for path in write_study_figures(study, spec, tmp_path / "figures")}
     assert {"trials.csv", "optimization_history.png", "parallel_coordinate.html"} <= names
     assert not any(name.startswith("param_importances") for name in names)
+
+
+def test_figures_false_draws_no_plots_and_a_word_for_it_is_refused(in_tmp):
+    """``[mlflow] figures = false``: the study's parent run has no figures; ``figures = "no"`` is one line."""
+    path = write_study(in_tmp, games=10, extra="[mlflow]\nfigures = false\n")
+    result = run_study(load_study(path))
+    assert result.complete + result.pruned == 2
+    client = MlflowClient()
+    [parent] = [r for r in client.search_runs([client.get_experiment_by_name("s").experiment_id])
+                if "mlflow.parentRunId" not in r.data.tags]
+    assert client.list_artifacts(parent.info.run_id, "figures") == []
+    path.write_text(path.read_text().replace("figures = false", 'figures = "no"'))
+    with pytest.raises(SpecError, match=r'mlflow\.figures = .no. is invalid; expected true or false$'):
+        load_study(path)

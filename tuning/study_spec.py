@@ -51,6 +51,7 @@ class StudySpec:
     storage: str | None
     tracking_uri: str | None
     experiment: str
+    figures: bool = True  # Optuna's plots of the study on its parent run
     source: str = "study"
     fixed: tuple[tuple[str, Any], ...] = ()
     liveness: Liveness = field(default_factory=Liveness)

@@ -57,6 +57,8 @@ MEANINGS = {  # every key of SECTIONS: what it means (tests/test_tuning.py check
     "mlflow": ("where the trials are logged", {
         "tracking_uri": "the MLflow store (none: MLFLOW_TRACKING_URI, else MLflow's default, ./mlflow.db)",
         "experiment": "the experiment (none: the study's name)",
+        "figures": "Optuna's plots of the study (HTML and PNG) and its trials table on the parent run; false skips "
+                   "them (about 2 s of a study's end: many small studies)",
     }),
 }
 
