@@ -48,8 +48,8 @@ HEADLINES = (
              f"no: {NOT_COMPARABLE}", published={"experiment": "best-players", "win_rate": 95.3}),
     Headline("LOTR, hard", "best learning agent, first quest", "best-hard", f"no: {NOT_COMPARABLE}",
              published={"experiment": "best-players", "win_rate": 95.3}),
-    Headline("LOTR, hard", "best honest agent, full scenario (three quest stages)", "search-full-hard",
-             "no published figure: the thesis played the first quest only"),
+    Headline("LOTR, hard", "best honest agent, full scenario (three quest stages): `rule-full` and flat Monte Carlo, "
+             "nothing trained", "search-full-hard-deep", "no published figure: the thesis played the first quest only"),
     Headline("LOTR, hard", "the main job: random-mcts-mcts tuned by TPE", "mcts-hpo",
              "no: the thesis's search read the deck orders",
              published={"experiment": "best-players", "label": "random-mcts-mcts"}),
