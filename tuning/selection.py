@@ -74,7 +74,8 @@ def _exported(target: Path, chosen: dict) -> bool:
 def finish(spec: StudySpec, study: optuna.Study, tracker: Tracker, parent: str, workers: int,
            target: Path, trials_folder: Path) -> dict | None:
     """Figures of the study on its parent run (drawn in ``trials_folder``; not with ``[mlflow] figures = false``);
-    then validation, test, export and registry (see the module docstring). Returns the study's ``selection`` record, or None when nothing is chosen."""
+    then validation, test, export and registry (see the module docstring). Returns the study's ``selection`` record,
+    or None when nothing is chosen."""
     if spec.figures and study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,)):
         for path in write_study_figures(study, spec, trials_folder / "figures"):
             tracker.artifact(parent, path, "figures")
