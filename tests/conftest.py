@@ -84,8 +84,9 @@ def pytest_sessionfinish(session, exitstatus):
 
 
 def pytest_collection_modifyitems(items):
-    """The slow tests first, each file's in its order: the workers take them while the many short tests are left to
-    even out the end of the run (a test of a minute started last keeps the other workers idle)."""
+    """The slow tests first in the order, each file's as written. Under work stealing (``addopts``) they fill the
+    first worker's share until the others take from it, so a long one can still run late: the order helps, it does
+    not schedule (handing tests out in order, ``--dist load``, was slower: docs/benchmarks.md)."""
     items.sort(key=lambda item: item.get_closest_marker("slow") is None)
 
 
