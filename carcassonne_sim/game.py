@@ -21,6 +21,7 @@ from carcassonne_sim.encoding import (
 from carcassonne_sim.published import EXPLORATION, PUBLISHED, ROLLOUTS_PER_STEP
 from carcassonne_sim.state_check import check_state
 from carcassonne_sim.tiles import KIND_NAMES, LETTERS, MAX_SEGMENTS, N_SEGMENTS, segment_name
+from carcassonne_sim.weighted_star import AGENT as WEIGHTED_STAR
 from gamecore.contract import joined
 from gamecore.errors import IllegalActionError
 from gamecore.interface import ActionSpace, CommandLine, Encoder, Game, Preset, Reproduction
@@ -266,6 +267,7 @@ GAME = Game(
                                     "order (carcassonne_sim/encoding.py)"),),
     invariants="carcassonne_sim.invariants:broken",
     reproduction=Reproduction(
+        agents=(WEIGHTED_STAR,),
         presets=(
             Preset("mcts", "mcts", {"c": EXPLORATION, "ppn": ROLLOUTS_PER_STEP, "budget": PAPER_BUDGET,
                                     "reward": "margin", "final": "visits"},

@@ -137,6 +137,16 @@ DECISION, CHANCE = np.int64(0), np.int64(1)  # the kinds of Star2.5's nodes
 COUNT_DECISIONS, COUNT_PLAYED, COUNT_CHANCE, COUNT_DRAWN, COUNT_EVALUATED = range(5)
 N_COUNTS = 5
 ALL = np.int64(MAX_CANDIDATES)  # a decision node's children searched: all
+# A weighted Eq. 4 (star_search): the virtual score's terms by kind (TERM_OF_KIND[kind]; TERM_FIELD_OPEN: a
+# claimed field's 3 points per bordering city not completed yet, which Eq. 4 leaves out), each with a weight, then
+# a meeple in hand's worth in points at the start (W_MEEPLE, scaled by the share of the stack left) and whether
+# the weights apply at all (W_WEIGHTED 0: Eq. 4 as Star2.5 plays it)
+TERM_CITY, TERM_ROAD, TERM_FIELD, TERM_MONASTERY, TERM_FIELD_OPEN = range(5)
+N_TERMS = 5
+TERM_OF_KIND = np.array([TERM_CITY, TERM_ROAD, TERM_FIELD, TERM_MONASTERY], np.int64)  # by CITY, ROAD, FIELD, MONASTERY
+W_MEEPLE, W_WEIGHTED = N_TERMS, N_TERMS + 1
+N_WEIGHTS = N_TERMS + 2
+EQ4 = np.array([1.0, 1.0, 1.0, 1.0, 0.0, 0.0, 0.0])  # Star2.5's evaluation, unweighted
 
 
 @inline_kernel
@@ -423,11 +433,11 @@ def score_feature(S, root):
 
 
 @kernel
-def field_points(S, M, marks, counter, root):
-    """The points of the field ``root`` at the end: 3 per completed city it borders. Reads ``S`` only; cities are
-    counted once with stamps ``M[marks + city root]``."""
+def field_cities(S, M, marks, counter, root):
+    """The cities the field ``root`` borders: (completed, not completed). Reads ``S`` only; cities are counted once
+    with stamps ``M[marks + city root]``."""
     stamp = new_stamp(M, counter)
-    cities = 0
+    complete, incomplete = 0, 0
     g = root
     while True:
         i = g // MAX_SEGMENTS
@@ -436,15 +446,18 @@ def field_points(S, M, marks, counter, root):
         while near != 0:
             if near & 1:
                 city = root_of(S, MAX_SEGMENTS * i + c)
-                if S[OPEN + city] == 0 and M[marks + city] != stamp:
+                if M[marks + city] != stamp:
                     M[marks + city] = stamp
-                    cities += 1
+                    if S[OPEN + city] == 0:
+                        complete += 1
+                    else:
+                        incomplete += 1
             near >>= 1
             c += 1
         g = S[NEXT + g]
         if g == root:
             break
-    return 3 * cities
+    return complete, incomplete
 
 
 @kernel
@@ -503,10 +516,12 @@ def score_completed(S, i):
 
 
 @kernel
-def end_points(S, M, marks, counter, out, at):
+def end_points(S, M, marks, counter, out, at, spread):
     """Add to ``out[at + p]`` player p's end-of-game points: every road, city, monastery and field holding meeples
-    scores once (at its lowest claimed segment) for its majority. Reads ``S`` only; stamps in ``M`` as in
-    ``feature_points``."""
+    scores once (at its lowest claimed segment) for its majority. With ``spread`` 2, each kind's points go to
+    their own pair instead, ``out[at + 2 TERM_OF_KIND[kind] + p]``, and a field's 3 points for each city it borders
+    that is not completed yet to ``out[at + 2 TERM_FIELD_OPEN + p]`` (``spread`` 0: not counted). Reads ``S``
+    only; stamps in ``M`` as in ``feature_points``."""
     for i in range(S[PLACED]):
         t = S[TILE_TYPE + i]
         for s in range(N_SEGMENTS[t]):
@@ -514,23 +529,27 @@ def end_points(S, M, marks, counter, out, at):
             if S[OWNER + g] == 0:
                 continue
             k = KIND[t, s]
+            pair = at + spread * TERM_OF_KIND[k]
             if k == MONASTERY:
-                out[at + S[OWNER + g] - 1] += 1 + neighbours(S, i)
+                out[pair + S[OWNER + g] - 1] += 1 + neighbours(S, i)
                 continue
             root = root_of(S, g)
             if first_claimed(S, root) != g:
                 continue
             if k == FIELD:
-                award(out, at, S[MEEPLES + root], field_points(S, M, marks, counter, root))
+                complete, incomplete = field_cities(S, M, marks, counter, root)
+                award(out, pair, S[MEEPLES + root], 3 * complete)
+                if spread != 0:
+                    award(out, at + spread * TERM_FIELD_OPEN, S[MEEPLES + root], 3 * incomplete)
             else:
-                award(out, at, S[MEEPLES + root], feature_points(S, M, marks, counter, root, True))
+                award(out, pair, S[MEEPLES + root], feature_points(S, M, marks, counter, root, True))
 
 
 @kernel
 def score_end(S):
     """The end of the game: every feature holding meeples scores once (incomplete roads, cities and monasteries,
     and the fields); the meeples stay on the board."""
-    end_points(S, S, STAMP, STAMP_COUNT, S, SCORE)
+    end_points(S, S, STAMP, STAMP_COUNT, S, SCORE, 0)
     mine, theirs = S[SCORE], S[SCORE + 1]
     S[WINNER] = DRAW if mine == theirs else 0 if mine > theirs else 1
 
@@ -541,7 +560,7 @@ def virtual_scores(S, marks, out):
     ``marks``: ``N_NODES + 1`` int64 of scratch, zeroed once before the first call."""
     out[0], out[1] = S[SCORE], S[SCORE + 1]
     if not is_over(S):
-        end_points(S, marks, 1, 0, out, 0)
+        end_points(S, marks, 1, 0, out, 0, 0)
 
 
 @kernel
@@ -929,11 +948,32 @@ def draw_type(S, t):
 
 @kernel
 def evaluation(S, me, W):
-    """Eq. 4 for player ``me`` on the virtual scores of ``S``, clamped to [LOWEST, HIGHEST]."""
-    marks, points = W[6], W[7]
+    """Eq. 4 for player ``me`` on the virtual scores of ``S`` (weighted by ``W[10]`` where it says so:
+    ``weighted_margin``), clamped to [LOWEST, HIGHEST]."""
+    marks, points, weights = W[6], W[7], W[10]
     W[9][COUNT_EVALUATED] += 1
-    virtual_scores(S, marks, points)
-    return min(HIGHEST, max(LOWEST, float(points[me] - points[1 - me])))
+    if weights[W_WEIGHTED] == 0:
+        virtual_scores(S, marks, points)
+        value = float(points[me] - points[1 - me])
+    else:
+        value = weighted_margin(S, me, marks, W[11], weights)
+    return min(HIGHEST, max(LOWEST, value))
+
+
+@kernel
+def weighted_margin(S, me, marks, terms, weights):
+    """Player ``me``'s score minus the opponent's, plus each term of their virtual scores' difference times its
+    weight (``TERM_CITY`` ...), plus ``weights[W_MEEPLE]`` per meeple more in hand times the share of the stack
+    left; ``terms``: 2 N_TERMS int64 of scratch, ``marks`` as in ``virtual_scores``."""
+    for k in range(2 * N_TERMS):
+        terms[k] = 0
+    if not is_over(S):
+        end_points(S, marks, 1, 0, terms, 0, 2)
+    value = float(S[SCORE + me] - S[SCORE + 1 - me])
+    for k in range(N_TERMS):
+        value += weights[k] * (terms[2 * k + me] - terms[2 * k + 1 - me])
+    left = (N_STACK - S[TOP]) / N_STACK
+    return value + weights[W_MEEPLE] * left * (S[SUPPLY + me] - S[SUPPLY + 1 - me])
 
 
 @kernel
@@ -1044,17 +1084,23 @@ def star_node(W, d, plies, probing, me, alpha, beta, limit, kind):
 def star25(S, plies, probing, act):
     """Star2.5 for the player to move over ``plies`` decision levels with the probing factor ``probing``: fill
     ``act`` with its choice (the first best in the move order) and return its value."""
-    return star25_counting(S, plies, probing, act, np.zeros(N_COUNTS, np.int64))
+    return star_search(S, plies, probing, EQ4, act, np.zeros(N_COUNTS, np.int64))
 
 
 @allocating
 def star25_counting(S, plies, probing, act, counts):
     """``star25``, adding its work to ``counts`` (``COUNT_DECISIONS`` ...: the nodes it expanded, the child states it
     made, the states it evaluated), the measure of its search cost that does not depend on the machine."""
+    return star_search(S, plies, probing, EQ4, act, counts)
+
+
+@allocating
+def star_search(S, plies, probing, weights, act, counts):
+    """Star2.5 whose evaluation is ``weights`` (``N_WEIGHTS``: ``EQ4`` is the paper's), as ``star25_counting``."""
     W = (np.empty((plies, STATE_SIZE), np.int64), np.empty((plies, STATE_SIZE), np.int64),
          np.empty((plies, MAX_CANDIDATES, ACTION_SIZE), np.int64), np.empty((plies, MAX_CANDIDATES), np.int64),
          np.empty((plies, N_TYPES), np.int64), np.empty((plies, N_TYPES)), np.zeros(N_NODES + 1, np.int64),
-         np.empty(2, np.int64), np.zeros(plies, np.int64), counts)
+         np.empty(2, np.int64), np.zeros(plies, np.int64), counts, weights, np.empty(2 * N_TERMS, np.int64))
     for d in range(plies):  # every work state a state, as copy_used needs
         copy(W[0][d], S)
         copy(W[1][d], S)
