@@ -132,7 +132,7 @@ class Evaluation:
              f" {self.seconds:.2f} s)"),
             "ms per decision: "
             + ", ".join(
-                f"{role} {'-' if ms is None else f'{ms:.3f}'} ({self.decisions[role]})"
+                f"{role} ({self.config[role]['agent']}) {'-' if ms is None else f'{ms:.3f}'} ({self.decisions[role]})"
                 for role, ms in self.ms_per_decision.items()
             ),
         ]

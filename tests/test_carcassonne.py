@@ -25,6 +25,7 @@ from carcassonne_sim.tiles import (
     N_SEGMENTS,
     ROAD,
 )
+from carcassonne_sim.weighted_star import WEIGHTS
 
 
 def hold(state: CarcassonneState, letter: str, player: int) -> None:
@@ -327,7 +328,8 @@ def test_determinize_depends_on_what_the_player_sees_only():
         assert len(drawn) == 1
 
 
-@pytest.mark.parametrize("kind, params", [("mcts", {"budget": 300, "ppn": 10}), ("flat-mc", {"budget": 300})])
+@pytest.mark.parametrize("kind, params", [("mcts", {"budget": 300, "ppn": 10}), ("flat-mc", {"budget": 300}),
+                                          ("weighted-star", {"meeple": 4.0, "city": 1.5, "field_open": 0.5})])
 def test_a_search_decides_from_what_its_player_sees_and_its_seed(kind, params):
     """Honesty (issue 30): positions that differ only in the hidden order of the stack get the same decision from the
     same seed. When determinize permuted the true order, MCTS chose differently in 28 of 44 such pairs at the
@@ -566,6 +568,64 @@ def test_star25_reads_depth_3_with_chance_counted_and_star25_deep_in_decision_le
         assert np.array_equal(chosen, expected)
         choices[plies] = tuple(chosen)
     assert choices[2] != choices[3]
+
+
+def weighted(state: CarcassonneState, player: int, **weights: float) -> float:
+    """``kernels.weighted_margin`` for ``player`` with ``weights`` (by their parameter names; the others 0)."""
+    w = np.zeros(K.N_WEIGHTS)
+    for name, value in weights.items():
+        w[WEIGHTS[name]] = value
+    w[K.W_WEIGHTED] = 1
+    return K.weighted_margin(state.core_state(), player, np.zeros(K.N_NODES + 1, np.int64),
+                             np.zeros(2 * K.N_TERMS, np.int64), w)
+
+
+def test_the_weighted_margin_with_eq4s_weights_is_the_virtual_margin():
+    eq4 = {name: K.EQ4[index] for name, index in WEIGHTS.items()}
+    checked = 0
+    for state in random_play(CarcassonneState, 4, seed=5):
+        scores = virtual(state)
+        for player in (0, 1):
+            assert weighted(state, player, **eq4) == scores[player] - scores[1 - player]
+        checked += 1
+    assert checked > 100
+
+
+def test_the_weighted_margin_weighs_each_kind_open_cities_around_fields_and_meeples_in_hand():
+    state = CarcassonneState(0)
+    put(state, "B", 0, -1, 0, "monastery", player=0)  # 1 + 3 neighbours at the end
+    put(state, "U", 1, 0, 1, "road E-W", player=0)  # 2 tiles
+    put(state, "F", 0, 1, 1, "city N+S", player=1)  # 2 tiles and a pennant
+    put(state, "B", 1, -1, 0, player=1)
+    assert weighted(state, 0) == 0 and state.supply() == [5, 6]
+    assert weighted(state, 0, monastery=2.0, road=0.5, city=1.5) == 2.0 * 4 + 0.5 * 2 - 1.5 * 3
+    left = (K.N_STACK - int(state.core_state()[K.TOP])) / K.N_STACK
+    assert weighted(state, 1, meeple=3.0) == pytest.approx(3.0 * left)
+    fields = CarcassonneState(0)
+    put(fields, "H", 0, -1, 1, "field N+S", player=0)  # as test_a_field_scores_3_per_completed_city_it_borders:
+    put(fields, "E", 1, -1, 3, player=1)  # two cities closed
+    put(fields, "E", -1, -1, 1, player=1)
+    put(fields, "E", 0, -2, 2, player=1)  # and one left open
+    assert weighted(fields, 0, field=1.0) == 6 and weighted(fields, 0, field_open=1.0) == 3
+    assert weighted(fields, 1, field=0.5, field_open=2.0) == -(0.5 * 6 + 2.0 * 3)
+
+
+def test_weighted_star_with_its_defaults_chooses_as_star25_and_with_its_weights_otherwise():
+    states = [state.clone() for n, state in enumerate(random_play(CarcassonneState, 2, seed=6)) if n % 7 == 3
+              and not state.is_over]
+    star25 = Agent(AgentSpec.make("star25", game="carcassonne"), seed=0)
+    plain = Agent(AgentSpec.make("weighted-star", game="carcassonne"), seed=0)
+    tuned = Agent(AgentSpec.make("weighted-star", game="carcassonne", meeple=6.0, field_open=1.0), seed=0)
+    assert all(plain.act(state) == star25.act(state) for state in states)
+    assert any(tuned.act(state) != star25.act(state) for state in states)
+
+
+def test_the_evaluation_prints_each_roles_agent_beside_its_time_a_decision():
+    """With the seats exchanged, a role's time is still its agent's: the evaluated agent's over every seat."""
+    result = evaluate_setup(Setup.parse("random-star25", "carcassonne"), games=2, seed=0, seats="both")
+    line = result.report().splitlines()[-1]
+    assert line.startswith("ms per decision: first (random) ") and ", second (star25) " in line
+    assert result.ms_per_decision["second"] > 20 * result.ms_per_decision["first"]
 
 
 def test_the_margin_reward_backs_up_eq4_and_the_outcome_otherwise():

@@ -84,6 +84,9 @@ HEADLINES = (
              "carcassonne-matches-timed", "yes: time-matched as published; the paper's claim that MCTS beats Star2.5 "
              "does not hold here", setup="mcts-star25", seats=("first", "second"),
              published={"experiment": "carcassonne-matches", "label": "mcts-star25"}),
+    Headline("Carcassonne", "Star2.5's search with a tuned evaluation (`weighted-star`) against Star2.5, at no more "
+             "time a decision", "weighted-star-vs-star25", "no published figure: no agent of the paper beats Star2.5 "
+             "at Star2.5's time a move here", seats=("first", "second")),
     Headline("Carcassonne", "tuned MCTS-RAVE against Star2.5, NOT time-matched (20,000 rollouts a move)",
              "carcassonne-search-budget", "no: many times Star2.5's time a move; and our Star2.5 is the shallower "
              "reading of the paper's depth 3", seats=("first", "second"),
