@@ -6,9 +6,11 @@ at 1, 2 and 3 decision levels (and 4 at the first ``--deep-decisions`` decisions
 work that does not depend on the machine (``kernels.star25_counting``: decision nodes expanded, actions played and
 tiles drawn, i.e. child states made, and states evaluated). The paper's Star2.5 took 20.58 minutes a game against
 RA (Table III), 35.3 s for each of its 35 decisions; divided by each reading's states a decision, the time per
-state its implementation would have taken.
+state its implementation would have taken. With ``--config``, the searches use the evaluation of that
+configuration's ``weighted-star`` instead of Eq. 4, at the same positions (Star2.5 still chooses the moves).
 
 Run: python benchmarks/bench_carcassonne_star25_depth.py [--games 3] [--seed 3000017] [--deep-decisions 2]
+     [--config studies/carcassonne/best-vs-star25/agent.toml]
 """
 
 from __future__ import annotations
@@ -18,20 +20,22 @@ import time
 
 import numpy as np
 
+from agents.setup import Setup
 from carcassonne_sim import kernels as K
 from carcassonne_sim.published import TABLE3
+from carcassonne_sim.weighted_star import weights_of
 from gamecore.rng import derive_seed
 
 PAPER_SECONDS_PER_DECISION = 60 * TABLE3["Star2.5 vs RA"][1] / 35  # Star2.5 second: 35 decisions a game
 NAMES = ("decision nodes", "actions played", "chance nodes", "tiles drawn", "states evaluated")
 
 
-def measure(S: np.ndarray, plies: int) -> tuple[float, np.ndarray]:
-    """Seconds and counts of one Star2.5 search of ``S`` at ``plies`` decision levels."""
+def measure(S: np.ndarray, plies: int, weights: np.ndarray = K.EQ4) -> tuple[float, np.ndarray]:
+    """Seconds and counts of one Star2.5 search of ``S`` at ``plies`` decision levels, evaluating by ``weights``."""
     counts = np.zeros(K.N_COUNTS, np.int64)
     act = np.empty(K.ACTION_SIZE, np.int64)
     start = time.perf_counter()
-    K.star25_counting(S, plies, K.STAR25_PROBING, act, counts)
+    K.star_search(S, plies, K.STAR25_PROBING, weights, act, counts)
     return time.perf_counter() - start, counts
 
 
@@ -41,7 +45,14 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=3000017, help="the deals of carcassonne-star25-random.toml")
     parser.add_argument("--plies", type=int, nargs="+", default=[1, 2, 3])
     parser.add_argument("--deep-decisions", type=int, default=2, help="decisions a game also searched at 4 levels")
+    parser.add_argument("--config", help="search with the evaluation of this configuration's weighted-star")
     args = parser.parse_args()
+    weights = K.EQ4
+    if args.config is not None:
+        agent = Setup.load(args.config).agents[0]
+        if agent.agent != "weighted-star":
+            parser.error(f"--config {args.config}: its first agent is {agent.agent}, not weighted-star")
+        weights = weights_of(agent.as_dict())
     measure(_opening(0), 1)  # compile or load the cache
     rows: dict[int, list] = {p: [] for p in (*args.plies, 4)}
     rs = np.array([7], np.uint64)
@@ -54,9 +65,9 @@ def main() -> None:
                 K.random_action(S, rs, act)
             else:
                 for plies in args.plies:
-                    rows[plies].append((game, decision, *measure(S.copy(), plies)))
+                    rows[plies].append((game, decision, *measure(S.copy(), plies, weights)))
                 if decision < args.deep_decisions:
-                    rows[4].append((game, decision, *measure(S.copy(), 4)))
+                    rows[4].append((game, decision, *measure(S.copy(), 4, weights)))
                 K.star25(S, K.STAR25_PLIES, K.STAR25_PROBING, act)
                 decision += 1
             K.apply(S, act, np.zeros(4, np.int64))

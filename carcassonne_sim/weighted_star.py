@@ -40,16 +40,22 @@ AGENT = PythonAgent("weighted-star", "carcassonne_sim.weighted_star:make", PARAM
                          "defaults are Star2.5")
 
 
+def weights_of(params: dict) -> np.ndarray:
+    """``kernels.star_search``'s weights for a ``weighted-star``'s parameters (Eq. 4 unweighted where they are
+    Star2.5's)."""
+    weights = np.zeros(K.N_WEIGHTS)
+    for name, index in WEIGHTS.items():
+        weights[index] = params[name]
+    weights[K.W_WEIGHTED] = float(not np.array_equal(weights[:K.W_WEIGHTED], K.EQ4[:K.W_WEIGHTED]))
+    return weights
+
+
 class WeightedStar:
     """``choose`` searches each state with the spec's depth, probing factor and weights."""
 
     def __init__(self, role: str, spec):
         p = spec.as_dict()
-        self.plies, self.probing = p["plies"], p["probing"]
-        self.weights = np.zeros(K.N_WEIGHTS)
-        for name, index in WEIGHTS.items():
-            self.weights[index] = p[name]
-        self.weights[K.W_WEIGHTED] = float(not np.array_equal(self.weights[:K.W_WEIGHTED], K.EQ4[:K.W_WEIGHTED]))
+        self.plies, self.probing, self.weights = p["plies"], p["probing"], weights_of(p)
         self.counts = np.zeros(K.N_COUNTS, np.int64)
 
     def choose(self, states: np.ndarray, uniforms: np.ndarray, mode: str):
