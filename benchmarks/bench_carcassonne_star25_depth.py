@@ -3,7 +3,7 @@
 Plays the paper's Table III row "Star2.5 vs RA" (the random agent first, Star2.5 second, as in its Table V) with
 ``star25`` (2 decision levels) choosing the moves, and at each of Star2.5's decisions searches the same position
 at 1, 2 and 3 decision levels (and 4 at the first ``--deep-decisions`` decisions of a game): the seconds, and the
-work that does not depend on the machine (``kernels.star25_counting``: decision nodes expanded, actions played and
+work that does not depend on the machine (``kernels.star_search``: decision nodes expanded, actions played and
 tiles drawn, i.e. child states made, and states evaluated). The paper's Star2.5 took 20.58 minutes a game against
 RA (Table III), 35.3 s for each of its 35 decisions; divided by each reading's states a decision, the time per
 state its implementation would have taken. With ``--config``, the searches use the evaluation of that

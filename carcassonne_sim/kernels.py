@@ -132,7 +132,7 @@ RANK_OF_KIND = np.array([0, 2, 4, 1], np.int64)  # the move order of a meeple on
 RANK_NO_MEEPLE = 3
 ONES = np.ones(N_TYPES)
 DECISION, CHANCE = np.int64(0), np.int64(1)  # the kinds of Star2.5's nodes
-# Star2.5's counts of its work (star25_counting): decision nodes expanded (legal actions listed), actions played (a
+# Star2.5's counts of its work (star_search): decision nodes expanded (legal actions listed), actions played (a
 # child state made), chance nodes expanded, tiles drawn at them (a child state made), states evaluated (Eq. 4)
 COUNT_DECISIONS, COUNT_PLAYED, COUNT_CHANCE, COUNT_DRAWN, COUNT_EVALUATED = range(5)
 N_COUNTS = 5
@@ -1088,15 +1088,10 @@ def star25(S, plies, probing, act):
 
 
 @allocating
-def star25_counting(S, plies, probing, act, counts):
-    """``star25``, adding its work to ``counts`` (``COUNT_DECISIONS`` ...: the nodes it expanded, the child states it
-    made, the states it evaluated), the measure of its search cost that does not depend on the machine."""
-    return star_search(S, plies, probing, EQ4, act, counts)
-
-
-@allocating
 def star_search(S, plies, probing, weights, act, counts):
-    """Star2.5 whose evaluation is ``weights`` (``N_WEIGHTS``: ``EQ4`` is the paper's), as ``star25_counting``."""
+    """``star25`` whose evaluation is ``weights`` (``N_WEIGHTS``: ``EQ4`` is the paper's), adding its work to
+    ``counts`` (``COUNT_DECISIONS`` ...: the nodes it expanded, the child states it made, the states it evaluated),
+    the measure of its search cost that does not depend on the machine."""
     W = (np.empty((plies, STATE_SIZE), np.int64), np.empty((plies, STATE_SIZE), np.int64),
          np.empty((plies, MAX_CANDIDATES, ACTION_SIZE), np.int64), np.empty((plies, MAX_CANDIDATES), np.int64),
          np.empty((plies, N_TYPES), np.int64), np.empty((plies, N_TYPES)), np.zeros(N_NODES + 1, np.int64),

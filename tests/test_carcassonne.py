@@ -457,7 +457,7 @@ def test_star25_counts_its_work_without_changing_its_choice():
     for plies in (1, 2):
         counts = np.zeros(K.N_COUNTS, np.int64)
         act, plain = np.empty(K.ACTION_SIZE, np.int64), np.empty(K.ACTION_SIZE, np.int64)
-        value = K.star25_counting(S, plies, K.STAR25_PROBING, act, counts)
+        value = K.star_search(S, plies, K.STAR25_PROBING, K.EQ4, act, counts)
         assert K.star25(S, plies, K.STAR25_PROBING, plain) == value and np.array_equal(act, plain)
         if plies == 1:
             assert counts.tolist() == [1, n, 0, 0, n]
