@@ -140,8 +140,8 @@ def pareto_figure(section: Section, runs: dict[str, StudyRun], folder: Path) -> 
 def plot_curve(axes, m: Measured, label: str) -> None:
     """A trained trial's learning curve (its record's ``curve``): the moving win rate, %, by training episode."""
     window, wins = m.curve
-    moving = np.convolve(wins.astype(float), np.ones(window) / window, mode="valid")
-    axes.plot(np.arange(window - 1, wins.size), 100 * moving, label=label)
+    won = np.convolve(wins.astype(np.int64), np.ones(window, dtype=np.int64), mode="valid")  # exact, unlike a float
+    axes.plot(np.arange(window - 1, wins.size), 100 * won / window, label=label)  # sum, whose rounding varies by CPU
 
 
 def curves_figure(runs: dict[str, StudyRun], folder: Path) -> Path | None:
