@@ -37,12 +37,13 @@ import functools
 import hashlib
 import os
 import secrets
-import tempfile
 from pathlib import Path
 
 import numba
 from numba.core.bytecode import FunctionIdentity
 from numba.core.caching import IndexDataCacheFile
+
+from gamecore.cache_folder import cache_folder
 
 _ROOT = Path(__file__).resolve().parent.parent
 GAME_PACKAGE_SUFFIX = "_sim"
@@ -66,24 +67,10 @@ def sources_digest(sources: tuple[Path, ...]) -> str:
     return digest.hexdigest()[:16]
 
 
-def _writable_base() -> Path:
-    if os.environ.get("NUMBA_CACHE_DIR"):
-        return Path(os.environ["NUMBA_CACHE_DIR"])
-    home, temporary = Path.home() / ".cache" / "gametune", Path(tempfile.gettempdir()) / "gametune"
-    for base in (_ROOT / "gamecore" / "__pycache__", home, temporary):
-        try:
-            base.mkdir(parents=True, exist_ok=True)
-        except OSError:
-            continue
-        if os.access(base, os.W_OK):
-            return base
-    return Path(tempfile.gettempdir())
-
-
 def folder_for(*extra: Path) -> str:
     """The cache folder of code compiled from the packages and the ``extra`` files or folders."""
     sources = compiled_packages() + tuple(p for p in extra if not any(p.is_relative_to(q) for q in compiled_packages()))
-    return str(_writable_base() / f"numba-{sources_digest(sources)}")
+    return str(cache_folder() / f"numba-{sources_digest(sources)}")
 
 
 _HELD: set[str] = set()  # the cache folders whose lock this process holds now (Numba's compiler lock serialises

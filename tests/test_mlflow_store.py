@@ -70,8 +70,10 @@ MlflowClient("sqlite:///mlflow.db").search_experiments()
 """
 
 
-def start(script: str, folder: Path, *args: str) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-c", script, *args], cwd=folder, env=ENV, text=True,
+def start(script: str, folder: Path, *args: str, cache: Path | None = None) -> subprocess.Popen:
+    """``script`` in a Python process of its own in ``folder`` (with ``cache`` as gametune's cache folder)."""
+    env = ENV if cache is None else {**ENV, "NUMBA_CACHE_DIR": str(cache)}
+    return subprocess.Popen([sys.executable, "-c", script, *args], cwd=folder, env=env, text=True,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
 
 
@@ -86,8 +88,8 @@ def finish(process: subprocess.Popen, timeout: float = 60) -> tuple[int, str, st
     return process.returncode, out, err
 
 
-def run(script: str, folder: Path, *args: str) -> tuple[int, str, str]:
-    return finish(start(script, folder, *args))
+def run(script: str, folder: Path, *args: str, cache: Path | None = None) -> tuple[int, str, str]:
+    return finish(start(script, folder, *args, cache=cache))
 
 
 def wait_for(condition, timeout: float = 30) -> None:
@@ -97,10 +99,10 @@ def wait_for(condition, timeout: float = 30) -> None:
         time.sleep(0.005)
 
 
-def kill_while_creating(script: str, folder: Path, names: tuple[str, ...]) -> None:
-    """Start ``script`` and SIGKILL it 0.2 s after one of the files ``names`` appears in ``folder`` (creating a
-    store takes about a second)."""
-    process = start(script, folder)
+def kill_while_creating(script: str, folder: Path, names: tuple[str, ...], cache: Path | None = None) -> None:
+    """Start ``script`` and SIGKILL it 0.2 s after one of the files ``names`` (paths relative to ``folder``)
+    appears (running MLflow's migrations takes a second or more)."""
+    process = start(script, folder, cache=cache)
     wait_for(lambda: any((folder / name).exists() for name in names))
     time.sleep(0.2)
     process.send_signal(signal.SIGKILL)
@@ -159,11 +161,57 @@ def test_first_runs_at_once_all_succeed(tmp_path):
 
 
 def test_first_run_killed_while_creating_the_store_leaves_none(tmp_path):
-    kill_while_creating(LOG_RUN, tmp_path, ("mlflow.db.init", "mlflow.db"))
+    """Where the cache folder cannot hold the migrated template (here a file, not a folder) the store runs
+    MLflow's migrations itself, at ``mlflow.db.init``: the kill lands there."""
+    unusable = tmp_path / "cache-is-a-file"
+    unusable.touch()
+    kill_while_creating(LOG_RUN, tmp_path, ("mlflow.db.init", "mlflow.db"), cache=unusable)
     store = tmp_path / "mlflow.db"
     assert not store.exists() or revision(tmp_path) == _get_latest_schema_revision(), "the kill left a half-built store"
-    code, out, err = run(LOG_RUN, tmp_path)
+    code, out, err = run(LOG_RUN, tmp_path, cache=unusable)
     assert (code, out.strip()) == (0, "1") and "already exists" not in err, err
+
+
+def template_of(cache: Path) -> Path:
+    """The migrated MLflow store that ``cache``, gametune's cache folder, keeps for new stores to copy."""
+    return cache / f"mlflow-store-{_get_latest_schema_revision()}.db"
+
+
+def test_a_first_run_killed_while_migrating_the_cached_template_leaves_neither_half_built(tmp_path):
+    """With an empty cache folder the first store runs MLflow's migrations into the cache's template: a kill
+    then leaves no store and no template, and the next run builds both."""
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    building = template_of(cache).relative_to(tmp_path).with_suffix(".db.init")
+    kill_while_creating(LOG_RUN, tmp_path, (str(building),), cache=cache)
+    assert not (tmp_path / "mlflow.db").exists() and not template_of(cache).exists()
+    code, out, err = run(LOG_RUN, tmp_path, cache=cache)
+    assert (code, out.strip()) == (0, "1"), err
+    assert revision(tmp_path) == _get_latest_schema_revision() and template_of(cache).is_file()
+
+
+def test_stores_copied_from_one_template_are_each_their_own_and_a_damaged_template_is_built_again(tmp_path):
+    """Two stores built from one cache folder: each default experiment keeps its artifacts in its own folder (the
+    template holds the migrations only); a template cut in half is not copied but built again."""
+    cache, folders = tmp_path / "cache", [tmp_path / "a", tmp_path / "b"]
+    for folder in [cache, *folders]:
+        folder.mkdir()
+    for folder in folders:
+        code, out, err = run(LOG_RUN, folder, cache=cache)
+        assert (code, out.strip()) == (0, "1"), err
+        with sqlite3.connect(folder / "mlflow.db") as connection:
+            [(artifacts,)] = connection.execute("SELECT artifact_location FROM experiments WHERE experiment_id = 0")
+        connection.close()
+        assert artifacts == str(folder / "mlruns" / "0")
+    whole = template_of(cache).read_bytes()
+    template_of(cache).write_bytes(whole[:len(whole) // 2])
+    code, out, err = run(LOG_RUN, tmp_path, cache=cache)
+    assert (code, out.strip()) == (0, "1"), err
+    with sqlite3.connect(template_of(cache)) as connection:
+        assert connection.execute("PRAGMA quick_check").fetchall() == [("ok",)]
+        assert connection.execute("SELECT version_num FROM alembic_version").fetchall() == [(template_of(cache).stem
+                                                                                            .split("-")[-1],)]
+    connection.close()
 
 
 def test_half_built_store_without_runs_is_moved_aside_and_rebuilt(tmp_path, half_built):
