@@ -3,9 +3,9 @@ studies use, for every game of the registry, in parallel processes, into the com
 the cache holds its folder's lock, ``gamecore/_jit_cache.py``).
 
 A game's code comes in two parts compiled apart: what a game played through the Python interface uses (its
-rules and compiled policies: ``play`` with the baseline agents) and the harness's compiled game loop, which holds
-every compiled agent (``eval``, studies, and the search agents of ``play``). The harness parts of all games go
-first, the longest compiles, so that the processes work on different games at once.
+rules and compiled policies: ``play`` with the baseline agents, and an untraced deal) and the harness's compiled
+game loop, which holds every compiled agent (``eval``, studies, and the search agents of ``play``). The harness
+parts of all games go first, the longest compiles, so that the processes work on different games at once.
 """
 
 from __future__ import annotations
@@ -36,6 +36,7 @@ def compile_part(game_name: str, part: str) -> float:
             play_traced_game(Setup.uniform(SEARCH_AGENT, game=game).with_params({"budget": SEARCH_BUDGET}), 0)
     else:
         play_traced_game(baseline, 0)
+        game.new_game(0)  # an untraced deal is compiled apart (Gymnasium, the registered model's example)
     return time.perf_counter() - start
 
 
