@@ -50,6 +50,7 @@ def snapshot(folder: Path) -> dict[str, bytes]:
     return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
 
 
+@pytest.mark.slow  # gametune in processes of their own: 17-47 s each on a busy 2-core machine
 def test_a_reading_command_never_repairs_a_journal_nor_touches_a_foreign_file(tmp_path):
     (tmp_path / "notes.txt").write_bytes(b"hello\nworld")  # 11 bytes, no journal, no final newline
     (tmp_path / "s.toml").write_text(STUDY.format(name="s", extra='storage = "journal:notes.txt"\n'))
@@ -63,6 +64,7 @@ def test_a_reading_command_never_repairs_a_journal_nor_touches_a_foreign_file(tm
     one_line_error(done, "notes.txt is not an Optuna journal")
 
 
+@pytest.mark.slow  # gametune in processes of their own: 17-47 s each on a busy 2-core machine
 def test_a_torn_journal_is_left_alone_by_report_and_export(tmp_path):
     (tmp_path / "t.toml").write_text(STUDY.format(name="t", extra=""))
     assert run_gametune(tmp_path, "tune", "run", "t.toml", "--storage", "t.journal").returncode == 0
@@ -76,6 +78,7 @@ def test_a_torn_journal_is_left_alone_by_report_and_export(tmp_path):
     assert journal.read_bytes().endswith(b"\n") and list(tmp_path.glob("t.journal.torn-*"))  # a writer repairs it
 
 
+@pytest.mark.slow  # gametune in processes of their own: 17-47 s each on a busy 2-core machine
 @pytest.mark.parametrize("tracking", ["sqlite:///s.db", "sqlite:///other.db"], ids=["the-storage", "another-study"])
 def test_a_tracking_store_that_is_an_optuna_storage_is_refused_and_left_alone(tmp_path, tracking):
     (tmp_path / "o.toml").write_text(STUDY.format(name="o", extra=""))
@@ -93,6 +96,7 @@ def test_a_tracking_store_that_is_an_optuna_storage_is_refused_and_left_alone(tm
     assert snapshot(tmp_path) == before and not list(tmp_path.glob("*.broken-*"))
 
 
+@pytest.mark.slow  # gametune in processes of their own: 17-47 s each on a busy 2-core machine
 def test_a_storage_that_is_an_mlflow_store_is_refused_and_left_alone(tmp_path):
     (tmp_path / "s.toml").write_text(STUDY.format(name="s", extra=""))
     assert run_gametune(tmp_path, "tune", "run", "s.toml").returncode == 0  # mlflow.db: MLflow's default store here
@@ -137,6 +141,7 @@ def test_atomic_writes_use_a_unique_temporary_file_and_follow_no_planted_link(tm
     assert (tmp_path / "best.toml").stat().st_mode & 0o777 == 0o644
 
 
+@pytest.mark.slow  # gametune in processes of their own: 17-47 s each on a busy 2-core machine
 def test_trial_folders_are_keyed_by_storage(tmp_path):
     (tmp_path / "k.toml").write_text(STUDY.format(name="k", extra=""))
     for storage in ("k.db", "k.journal"):
