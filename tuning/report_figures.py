@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 
+from agents.learning.curve import moving_win_rate
 from gamecore.atomic import atomic_path
 from tuning.report_sections import Section, cell_text, column_of, published_column, table_order
 from tuning.study_results import Measured, StudyRun
@@ -140,8 +141,7 @@ def pareto_figure(section: Section, runs: dict[str, StudyRun], folder: Path) -> 
 def plot_curve(axes, m: Measured, label: str) -> None:
     """A trained trial's learning curve (its record's ``curve``): the moving win rate, %, by training episode."""
     window, wins = m.curve
-    won = np.convolve(wins.astype(np.int64), np.ones(window, dtype=np.int64), mode="valid")  # exact, unlike a float
-    axes.plot(np.arange(window - 1, wins.size), 100 * won / window, label=label)  # sum, whose rounding varies by CPU
+    axes.plot(np.arange(window - 1, wins.size), 100 * moving_win_rate(wins, window), label=label)
 
 
 def curves_figure(runs: dict[str, StudyRun], folder: Path) -> Path | None:

@@ -8,6 +8,16 @@ from collections.abc import Callable
 import numpy as np
 
 
+def moving_win_rate(wins, window: int) -> np.ndarray:
+    """The win rate of every ``window`` consecutive episodes of ``wins`` (0/1, in episode order), ending at episode
+    ``window - 1`` onwards; empty when there are fewer episodes. Exact (the wins are summed as integers), so it does
+    not vary by CPU as a float convolution's rounding does."""
+    wins = np.asarray(wins, np.int64)
+    if wins.size < window:
+        return np.empty(0)
+    return np.convolve(wins, np.ones(window, np.int64), mode="valid") / window
+
+
 class Curve:
     """The wins of the finished episodes in finishing order (``wins``), and ``best``: (the best moving win rate over
     ``window`` episodes, the episode count where it ended, ``snapshot()`` taken then). Episodes beyond ``episodes``

@@ -31,7 +31,7 @@ from agents.batch import GameBatch
 from agents.interruption import Interrupted
 from agents.learning import make_learner
 from agents.learning.checkpoint import save_weights
-from agents.learning.curve import Curve
+from agents.learning.curve import Curve, moving_win_rate
 from agents.learning.ppo import is_ppo, train_ppo
 from agents.progress import progress_bar
 from agents.setup import Setup
@@ -57,8 +57,7 @@ class TrainingResult:
     moving_average: np.ndarray = field(init=False, repr=False)
 
     def __post_init__(self):
-        kernel = np.ones(self.window) / self.window
-        self.moving_average = np.convolve(self.wins, kernel, mode="valid") if len(self.wins) >= self.window else np.empty(0)
+        self.moving_average = moving_win_rate(self.wins, self.window)
 
     @property
     def episodes_per_second(self) -> float:
