@@ -80,6 +80,7 @@ class GameBatch:
         for i, act in zip(slots, acts):
             if self.kernels.apply(self.states[i], act, self._err) != self.kernels.OK:
                 raise RuntimeError("a Python agent chose an illegal action")
+            self.kernels.note_turn(self.states[i])
         self.decisions[self.waiting[slots[0]]] += len(slots)
 
     def won(self, slot: int) -> bool:

@@ -47,6 +47,7 @@ def game_loop_functions(game: types.ModuleType, this: types.ModuleType) -> tuple
             decisions[r] += 1
             if game.apply(S, act, err) != game.OK:
                 raise RuntimeError("an agent chose an illegal action")
+            game.note_turn(S)
         return -1
 
     @kernel

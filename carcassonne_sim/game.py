@@ -20,11 +20,12 @@ from carcassonne_sim.encoding import (
 )
 from carcassonne_sim.published import EXPLORATION, PUBLISHED, ROLLOUTS_PER_STEP
 from carcassonne_sim.state_check import check_state
-from carcassonne_sim.tiles import KIND_NAMES, LETTERS, MAX_SEGMENTS, N_SEGMENTS, segment_name
+from carcassonne_sim.tiles import KIND_NAMES, LETTERS, MAX_SEGMENTS, N_SEGMENTS, N_STACK, segment_name
 from carcassonne_sim.weighted_star import AGENT as WEIGHTED_STAR
 from gamecore.contract import joined
 from gamecore.errors import IllegalActionError
 from gamecore.interface import ActionSpace, CommandLine, Encoder, Game, Preset, Reproduction
+from gamecore.params import Param
 from gamecore.state import FlatState
 
 EDGE_NAMES = {1: "field", 2: "road", 3: "city"}
@@ -55,8 +56,8 @@ class CarcassonneState(FlatState):
     decision = "place"
     check_state = staticmethod(check_state)  # what from_json refuses
 
-    def __init__(self, seed: int = 0, trace: bool = False):
-        super().__init__(seed, np.zeros(0, np.int64), trace)
+    def __init__(self, seed: int = 0, trace: bool = False, by_turn: bool = False):
+        super().__init__(seed, np.array([int(by_turn)], np.int64), trace)
 
     @property
     def tile(self) -> str | None:
@@ -223,7 +224,25 @@ def summarise(records: np.ndarray) -> dict[str, Any]:
             metrics[f"meeples_{kind}_{seat}"] = float(records[:, K.REC_KINDS + 4 * p + k].mean())
     metrics["games_with_returns"] = float(np.mean(records[:, K.REC_RETURNED] > 0))
     metrics["games_with_tiles_left"] = float(np.mean(records[:, K.REC_LEFT] > 0))
+    if records[:, K.REC_BY_TURN].all():
+        metrics["score_by_turn"] = scores_by_turn(records)  # the report's by_turn (tuning.report_by_turn)
     return metrics
+
+
+def scores_by_turn(records: np.ndarray) -> dict[str, list[float]]:
+    """Turn by turn (turn k: the k-th tile placed after the start tile), over the games that played it: each
+    seat's mean virtual score after it, the standard deviation of the first seat's lead, and the games."""
+    turns = records[:, K.REC_PLACED] - 1
+    virtual = records[:, K.REC_VIRTUAL: K.REC_VIRTUAL + 2 * N_STACK].reshape(len(records), N_STACK, 2)
+    by_turn: dict[str, list[float]] = {"first": [], "second": [], "lead_sd": [], "games": []}
+    for k in range(int(turns.max())):
+        scores = virtual[turns > k, k]
+        lead = scores[:, 0] - scores[:, 1]
+        by_turn["first"].append(round(float(scores[:, 0].mean()), 4))
+        by_turn["second"].append(round(float(scores[:, 1].mean()), 4))
+        by_turn["lead_sd"].append(round(float(lead.std(ddof=1)), 4) if len(lead) > 1 else 0.0)
+        by_turn["games"].append(len(lead))
+    return by_turn
 
 
 METRICS = ("score_first", "score_second", "mpg_first", "mpg_second", "twm_first", "twm_second", "margin_first",
@@ -248,6 +267,8 @@ GAME = Game(
     name="carcassonne",
     kernels=joined(K, encoding),
     roles=SEATS,
+    options=(Param("by_turn", bool, False, help="keep both players' virtual scores after every turn (the report's "
+                                                 "figure of them, the paper's Figure 4); off, no time is spent on it"),),
     policies=("random", "star25", "star25-deep"),
     new_game=CarcassonneState,
     state_from_json=CarcassonneState.from_json,

@@ -95,7 +95,8 @@ MEEPLES_PLAYED = SUPPLY + 2  # per player
 TURNS = MEEPLES_PLAYED + 2  # turns played, per player
 TURNS_WITH_MEEPLE = TURNS + 2  # turns begun with a meeple in hand, per player
 PLAYED_ON = TURNS_WITH_MEEPLE + 2  # meeples played per player and feature kind: 4 player + kind
-ORDER = PLAYED_ON + 8  # the 71 tiles of the stack, drawn from TOP on
+BY_TURN = PLAYED_ON + 8  # 1: note_turn keeps both virtual scores after every turn (the option by_turn), else 0
+ORDER = BY_TURN + 1  # the 71 tiles of the stack, drawn from TOP on
 TILE_TYPE = ORDER + N_STACK  # per placed tile, in order of placement (0: the start tile)
 TILE_ROT = TILE_TYPE + N_TILES
 TILE_X = TILE_ROT + N_TILES
@@ -111,14 +112,18 @@ OPEN = SIZE + N_NODES  # at a root: unmatched city sides or road ends
 MEEPLES = OPEN + N_NODES  # at a root: player 0's meeples + 256 * player 1's
 OWNER = MEEPLES + N_NODES  # per segment: 1 + the player whose meeple stands on it, 0 none
 STAMP = OWNER + N_NODES  # marks for counting distinct tiles or cities
-STATE_SIZE = STAMP + N_NODES
+VIRTUAL = STAMP + N_NODES  # with BY_TURN: both players' virtual scores after turn k at VIRTUAL + 2 k (note_turn)
+STATE_SIZE = VIRTUAL + 2 * N_STACK
 
 ACTION_SIZE = 4  # x, y, rotation, segment (-1: no meeple)
 NO_MEEPLE = -1
 # Record: scores, meeples played, turns with a meeple, turns (per player), tiles placed, tiles returned to
-# the bottom, tiles left when no remaining tile could be placed, meeples played per player and kind.
+# the bottom, tiles left when no remaining tile could be placed, meeples played per player and kind, whether the
+# virtual scores were kept turn by turn and those (VIRTUAL's, 0 without BY_TURN).
 REC_SCORE, REC_MEEPLES, REC_TWM, REC_TURNS, REC_PLACED, REC_RETURNED, REC_LEFT, REC_KINDS = 0, 2, 4, 6, 8, 9, 10, 11
-N_RECORD = REC_KINDS + 8
+REC_BY_TURN = REC_KINDS + 8
+REC_VIRTUAL = REC_BY_TURN + 1
+N_RECORD = REC_VIRTUAL + 2 * N_STACK
 MAX_OPTIONS = 32  # per open position: 4 rotations x (7 segments + no meeple) for the tile with most
 MAX_CANDIDATES = MAX_FRONTIER * MAX_OPTIONS
 OK = 0
@@ -607,10 +612,12 @@ def shuffle(S, start, stop, rs):
 
 @allocating
 def deal_game(S, seed, options):
-    """Shuffle the 71 tiles from ``seed``, put the start tile at (0, 0) and draw player 0's tile."""
+    """Shuffle the 71 tiles from ``seed``, put the start tile at (0, 0) and draw player 0's tile; ``options``: the
+    option by_turn (1: ``note_turn`` keeps the virtual scores turn by turn), none for its default 0."""
     for k in range(STATE_SIZE):
         S[k] = 0
     S[WINNER] = NOBODY
+    S[BY_TURN] = options[0] if options.shape[0] > 0 else 0
     for k in range(N_STACK):
         S[ORDER + k] = STACK_TILES[k]
     rs = np.empty(1, np.uint64)
@@ -620,6 +627,19 @@ def deal_game(S, seed, options):
     add_front(S, 0, 0)
     place(S, 0, START, 0)
     draw(S)
+
+
+@kernel
+def note_turn(S):
+    """With ``BY_TURN`` set, both players' virtual scores (``virtual_scores``) after the turn just played, at
+    ``VIRTUAL + 2 k`` for turn k (0: the first tile placed after the start tile), counted with the state's own
+    stamps as ``score_end`` counts; else nothing."""
+    if S[BY_TURN] == 0:
+        return
+    at = VIRTUAL + 2 * (S[PLACED] - 2)
+    S[at], S[at + 1] = S[SCORE], S[SCORE + 1]
+    if not is_over(S):
+        end_points(S, S, STAMP, STAMP_COUNT, S, at, 0)
 
 
 @inline_kernel
@@ -640,6 +660,9 @@ def record(S, out):
     out[REC_LEFT] = N_STACK - S[TOP]
     for k in range(8):
         out[REC_KINDS + k] = S[PLAYED_ON + k]
+    out[REC_BY_TURN] = S[BY_TURN]
+    for k in range(2 * N_STACK):
+        out[REC_VIRTUAL + k] = S[VIRTUAL + k]
 
 
 @inline_kernel

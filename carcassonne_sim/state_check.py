@@ -24,9 +24,9 @@ from gamecore.state import field, within
 
 NAMES = {getattr(K, name): name for name in (
     "TO_MOVE", "WINNER", "CUR", "TOP", "KNOWN_BOTTOM", "REJECTS", "RETURNED", "PLACED", "N_FRONT", "STAMP_COUNT",
-    "SCORE", "SUPPLY", "MEEPLES_PLAYED", "TURNS", "TURNS_WITH_MEEPLE", "PLAYED_ON", "ORDER", "TILE_TYPE", "TILE_ROT",
-    "TILE_X", "TILE_Y", "FRONT_CELL", "FRONT_X", "FRONT_Y", "GRID", "PARENT", "NEXT", "SIZE", "OPEN", "MEEPLES",
-    "OWNER", "STAMP")}
+    "SCORE", "SUPPLY", "MEEPLES_PLAYED", "TURNS", "TURNS_WITH_MEEPLE", "PLAYED_ON", "BY_TURN", "ORDER", "TILE_TYPE",
+    "TILE_ROT", "TILE_X", "TILE_Y", "FRONT_CELL", "FRONT_X", "FRONT_Y", "GRID", "PARENT", "NEXT", "SIZE", "OPEN",
+    "MEEPLES", "OWNER", "STAMP", "VIRTUAL")}
 MOST_POINTS = 100_000  # far above any game's score (a score is never an index: the bound keeps sums from overflow)
 MOST_STAMP = 2**62  # the stamp counter only grows, by one a feature counted
 MOST_RETURNED = N_STACK * N_STACK  # each draw returns at most the tiles left to the bottom
@@ -79,6 +79,9 @@ def _check_counters(S: np.ndarray) -> tuple[int, bool]:
         check(K.TURNS_WITH_MEEPLE + player, 0, turns, "turns")
         for kind in range(4):
             check(K.PLAYED_ON + 4 * player + kind, 0, played, "meeples played")
+    check(K.BY_TURN, 0, 1, "whether the virtual scores are kept turn by turn")
+    for k in range(2 * N_STACK):
+        check(K.VIRTUAL + k, 0, MOST_POINTS, "points")
     scores = S[K.SCORE], S[K.SCORE + 1]
     if over and winner != (K.DRAW if scores[0] == scores[1] else int(scores[1] > scores[0])):
         raise SpecError(f"{field(NAMES, K.WINNER)} = {winner}: expected the higher score's player, or {K.DRAW} for a "

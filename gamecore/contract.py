@@ -5,7 +5,7 @@
 loop per game. Its members, by capability:
 
 - ``Rules``: what every game writes (its deal, moves, policies and metrics);
-  the two-player members and ``copy`` have defaults;
+  the two-player members, ``copy`` and ``note_turn`` have defaults;
 - ``Encoding``: what learning agents and the environments observe and choose
   among, for a game that declares encoders and action spaces;
 - ``SearchPlumbing``: how the search names, finds and draws candidate
@@ -82,6 +82,11 @@ class Rules(Protocol):
 
     def copy(self, dst, src) -> None:
         """Copy the state ``src`` into ``dst``. Default: every entry."""
+
+    def note_turn(self, S) -> None:
+        """After each turn of a played game (the game loop's, never a search's), note in ``S`` what its record
+        keeps turn by turn (Carcassonne: both virtual scores, when dealt with its option ``by_turn``). Default:
+        nothing."""
 
     def legal_actions(self, S, acts) -> int:
         """Fill the rows of ``acts`` (``MAX_CANDIDATES`` x ``ACTION_SIZE``) with the legal actions; return their

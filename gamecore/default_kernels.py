@@ -1,6 +1,7 @@
 """The kernels a game may leave out (``gamecore.contract``), and ``complete``, which adds them when its ``Game`` is made.
 
-- The same for every game: ``copy`` (every entry), and the search plumbing
+- The same for every game: ``copy`` (every entry), ``note_turn`` (nothing
+  noted), and the search plumbing
   of a game whose candidates are its legal actions as they are
   (``canonicalize``, ``reduced_out``, ``key_matches``; ``action_key`` and
   ``key_action`` for an action of at most two integers, its own key);
@@ -39,6 +40,12 @@ PLAIN_KEY_SIZE = 2  # an action of at most this many integers is its own key
 def copy(dst, src):
     for i in range(src.shape[0]):  # faster than a slice assignment for small states
         dst[i] = src[i]
+
+
+@inline_kernel
+def note_nothing(S):
+    """``note_turn`` of a game whose record keeps nothing turn by turn."""
+    return
 
 
 @inline_kernel
@@ -85,8 +92,8 @@ def complete(module: ModuleType, perfect_information: bool) -> None:
 
 def _defaults(module: ModuleType, perfect_information: bool) -> dict[str, Any]:
     """Every default the kernels ``module`` can have, by name (``complete`` keeps what it defines itself)."""
-    defaults: dict[str, Any] = {"OK": 0, "DECODE_WORK": 0, "NET_WORK": 0, "copy": copy, "canonicalize": canonicalize,
-                                "reduced_out": reduced_out, "key_matches": key_matches}
+    defaults: dict[str, Any] = {"OK": 0, "DECODE_WORK": 0, "NET_WORK": 0, "copy": copy, "note_turn": note_nothing,
+                                "canonicalize": canonicalize, "reduced_out": reduced_out, "key_matches": key_matches}
     if perfect_information:
         defaults["determinize"] = nothing_hidden
     if _has_two_player_header(module):

@@ -541,6 +541,49 @@ def test_virtual_scores_are_the_end_of_game_scoring_of_a_copy_and_the_final_scor
     assert virtual(state) == [6, 3] and state.scores() == [0, 0]  # as test_incomplete_features_score_at_the_end
 
 
+def test_note_turn_keeps_both_virtual_scores_after_each_turn_with_the_option_by_turn():
+    """The game loop's ``note_turn`` after every turn: with by_turn, the turn's virtual scores as ``virtual_scores``
+    counts them on a copy (its own marks), the last ones the final scores; without it, nothing."""
+    rs, act, err = np.array([3], np.uint64), np.empty(K.ACTION_SIZE, np.int64), np.zeros(4, np.int64)
+    for seed, by_turn in ((1, 1), (2, 1), (3, 0)):
+        S = np.empty(K.STATE_SIZE, np.int64)
+        K.deal_game(S, np.uint64(seed), np.array([by_turn], np.int64))
+        expected = []
+        while not K.is_over(S):
+            K.playout_action(S, K.RANDOM, rs, act, S)
+            assert K.apply(S, act, err) == K.OK
+            points = np.zeros(2, np.int64)
+            K.virtual_scores(S.copy(), np.zeros(K.N_NODES + 1, np.int64), points)
+            expected.append(points.tolist())
+            K.note_turn(S)
+        kept = S[K.VIRTUAL: K.VIRTUAL + 2 * K.N_STACK].reshape(-1, 2)
+        if by_turn:
+            assert kept[: len(expected)].tolist() == expected and not kept[len(expected):].any()
+            assert expected[-1] == [S[K.SCORE], S[K.SCORE + 1]] and len(expected) == S[K.PLACED] - 1
+        else:
+            assert not kept.any()
+
+
+def test_the_option_by_turn_only_reads_the_games_and_summarises_the_lead_turn_by_turn():
+    """The same games with by_turn on and off (the agents read the board, never the notes); each seat's mean
+    virtual score per turn over the games that played it, and the spread of the first seat's lead."""
+    from carcassonne_sim.game import scores_by_turn
+
+    setup = Setup.parse("mcts-star25", "carcassonne").with_params({"first.budget": 200})
+    on, off = (evaluate_setup(setup, games=2, seed=11, seats="both", options={"by_turn": flag})
+               for flag in (True, False))
+    assert np.array_equal(on.records[:, : K.REC_BY_TURN], off.records[:, : K.REC_BY_TURN])
+    assert on.records[:, K.REC_BY_TURN].all() and not off.records[:, K.REC_BY_TURN:].any()
+    assert "score_by_turn" in on.seats["first"]["metrics"] and "score_by_turn" not in off.seats["first"]["metrics"]
+    records = np.zeros((2, K.N_RECORD), np.int64)
+    records[:, K.REC_BY_TURN] = 1
+    records[:, K.REC_PLACED] = 4, 3  # 3 turns, then 2
+    records[0, K.REC_VIRTUAL: K.REC_VIRTUAL + 6] = 1, 0, 4, 2, 9, 3
+    records[1, K.REC_VIRTUAL: K.REC_VIRTUAL + 4] = 3, 0, 4, 6
+    assert scores_by_turn(records) == {"first": [2.0, 4.0, 9.0], "second": [0.0, 4.0, 3.0],
+                                       "lead_sd": [1.4142, 2.8284, 0.0], "games": [2, 2, 1]}
+
+
 def test_star25_closes_a_city_for_its_points():
     state = CarcassonneState(0)
     put(state, "M", 0, 1, 2, "city S+W", player=0)  # the start tile's city, with a pennant, open to the west

@@ -72,6 +72,8 @@ REPORT_MEANINGS = {  # every key of tuning.report_keys.REPORT_KEYS
                  "--replicate`); the section shows both runs' verdicts side by side",
     "lengths": "draw the rounds each game of the rows it selects lasted, by outcome (a table of column values, "
                "e.g. { difficulty = \"hard\" }; {} for every row; the game's measure rounds_by_outcome)",
+    "by_turn": "kind seats: the first agent's lead over its opponent turn by turn, each seat, drawn and tabled "
+               "(the game's measure score_by_turn: Carcassonne's with the option by_turn)",
     "by": "kind ablation: the searched option whose first choice is the whole model and each other choice the "
           "same `+`-joined ingredients less some",
 }

@@ -34,6 +34,7 @@ from pathlib import Path
 from gamecore.atomic import write_atomically
 from gamecore.interface import Game, imported
 from tuning.headline import HEADLINES, headline_lines, refresh_readme
+from tuning.report_by_turn import by_turn_figure
 from tuning.report_checks import ablation_section, table_section
 from tuning.report_figures import curves_figure, pareto_figure, table_figures
 from tuning.report_maxima import maxima_figures, maxima_section
@@ -62,7 +63,7 @@ class Renderer:
 # a section's kind (its studies' ``[report] kind``; the keys each takes: tuning.report_keys.REPORT_KINDS)
 RENDERERS: dict[str, Renderer] = {
     "table": Renderer(table_section, table_figures),
-    "seats": Renderer(seats_section),
+    "seats": Renderer(seats_section, by_turn_figure),
     "margins": Renderer(margins_section),
     "bounds": Renderer(bounds_section),
     "best": Renderer(best_section),

@@ -12,7 +12,8 @@ from agents.specs import SpecError
 REPORT_KEYS = {"kind": str, "section": str, "title": str, "order": int, "note": str, "margin": float, "columns": list,
                "reason": str, "published": dict, "exclude": dict, "best_per": list, "detail": str, "figure": dict, "values": dict,
                "curves": bool, "reference": str, "config": str, "bounds": dict, "pairs": list,
-               "as_published": bool, "beside": str, "replicate": int, "by": str, "lengths": dict}
+               "as_published": bool, "beside": str, "replicate": int, "by": str, "lengths": dict,
+               "by_turn": bool}
 REPORT_COMMON = ("kind", "section", "title", "order", "note", "margin")  # every kind's: which section, where, what
 # under it, and the equivalence margin of its comparisons (points of win rate)
 # each kind of section (its renderer: tuning.report.RENDERERS) and the keys it takes besides the common ones
@@ -20,7 +21,8 @@ REPORT_KINDS = {
     "table": ("columns", "reason", "published", "exclude", "best_per", "detail", "figure", "values", "curves",
               "reference", "pairs", "as_published", "beside", "replicate", "lengths"),  # our rows against the published ones
     # (replicate: the seed of the study's out-of-sample re-run, lotr tune run --replicate, shown beside it)
-    "seats": ("reason", "published", "exclude"),  # a two-player game: each seat's rate and measures
+    "seats": ("reason", "published", "exclude", "by_turn"),  # a two-player game: each seat's rate and measures
+    # (by_turn: and the first agent's lead turn by turn, the game's measure score_by_turn)
     "margins": (),  # a study whose objective is the score margin: its trials, best first
     "bounds": ("bounds",),  # ORACLE searches as upper bounds of the published rows of the setups they bound
     "best": ("config", "published", "exclude"),  # the exported agent's test figure against one published row

@@ -49,6 +49,7 @@ class Section:
     beside: str = ""  # another section whose trial of the same row is shown beside ours
     by: str = ""  # kind ablation: the searched option whose choices remove an ingredient each
     lengths: dict | None = None  # the rows (by their columns' values) whose rounds by outcome are drawn
+    by_turn: bool = False  # kind seats: the first agent's lead turn by turn (the game's measure score_by_turn)
     kind: str = REPORT_KIND  # how it is written (tuning.report.RENDERERS)
     margin: float = MARGIN  # the equivalence margin, points of win rate ([report] margin, declared before the run)
 
@@ -141,7 +142,7 @@ def sections(runs: dict[str, StudyRun]) -> list[Section]:
             values={spec.name: spec.report.get("values", {}) for spec in specs}, bounds=table.get("bounds", {}),
             pairs=tuple(tuple(pair) for pair in table.get("pairs", ())),
             as_published=table.get("as_published", False), beside=table.get("beside", ""), by=table.get("by", ""),
-            lengths=table.get("lengths"),
+            lengths=table.get("lengths"), by_turn=table.get("by_turn", False),
             kind=table.get("kind", REPORT_KIND), margin=float(table.get("margin", MARGIN)),
         ))
     # a reproduction after the rest, an ablation after the table it takes apart

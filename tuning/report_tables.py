@@ -20,6 +20,7 @@ import numpy as np
 
 from gamecore.published import Published
 from gamecore.stats import Z95
+from tuning.report_by_turn import by_turn_markdown
 from tuning.report_sections import Section, cell_text, column_of, sections, table_order
 from tuning.selection import describe
 from tuning.study_results import Measured, StudyRun
@@ -121,12 +122,12 @@ def bounds_section(section: Section, runs: dict[str, StudyRun]) -> list[str]:
 
 def seats_section(section: Section, runs: dict[str, StudyRun]) -> list[str]:
     """Kind ``seats``: each seat's rate and measures against the published ones, judged (without a trial, the
-    published rows alone)."""
+    published rows alone); with ``by_turn``, the first agent's lead turn by turn (``tuning.report_by_turn``)."""
     trials = _trials(section, runs)
     lines = studies_line(section, runs) + seats_markdown(section, trials) + [""]
     if trials:
         lines += [note(section.margin), ""] + ([f"Where a row differs: {section.reason}.", ""] if section.reason else [])
-    return lines
+    return lines + by_turn_markdown(section, runs)
 
 
 def section_markdown(section: Section, runs: dict[str, StudyRun]) -> list[str]:
