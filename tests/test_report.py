@@ -207,6 +207,37 @@ def test_a_table_draws_the_rounds_by_outcome_that_its_records_keep(tmp_path):
     assert again[0].read_bytes() == drawn.read_bytes()  # the same records draw the same bytes
 
 
+def test_a_seats_section_with_by_turn_draws_and_tables_the_first_agents_lead_from_each_seat(tmp_path):
+    """``by_turn`` (the Carcassonne paper's Figure 4): from each seat, the first agent's lead after each round (its
+    record's ``score_by_turn``, the first seat's minus the second's, turned round when the agent sat second), at
+    the ends of the game's quarters with the rounds ahead and behind, and as a figure drawn the same from the same
+    records."""
+    from tuning.report import RENDERERS
+
+    spec = load_study(REPOSITORY / "studies/carcassonne/paper/carcassonne-virtual-scores.toml")
+    by_turn = {"first": [2.0, 6.0, 9.0, 12.0, 14.0, 15.0, 20.0, 22.0],
+               "second": [1.0, 7.0, 3.0, 2.0, 20.0, 16.0, 10.0, 10.0], "lead_sd": [5.0] * 8, "games": [100] * 8}
+    seats = {seat: {"wins": 6, "draws": 0, "losses": 4, "games": 10, "win_rate": 0.6, "wilson_95": [0.3, 0.8],
+                    "metrics": {"score_by_turn": by_turn}} for seat in ("first", "second")}
+    trial = Measured(spec.name, 0, "mcts-star25", False, {"by_turn": True}, {"setup": "mcts-star25"},
+                     Setup.parse("mcts-star25", "carcassonne"), 0.6, 0.4, 0.8, 20, 1.0, seats=seats)
+    write_record(StudyRun(spec, [trial]), tmp_path)
+    runs = {spec.name: read_record(spec, tmp_path)}
+    [section] = sections(runs)
+    text = "\n".join(RENDERERS["seats"].markdown(section, runs))
+    # read after each round (turns 2, 4, 6, 8): first seat's leads -1, +10, -1, +12, each +-0.98; the other seat's
+    # games the other way round
+    assert "| lead after turn 2 [95% CI] | lead after turn 4 [95% CI] | lead after turn 6 [95% CI] | lead after turn 8" in text
+    assert "| mcts-star25 | first | -1.0 [-2.0, -0.0] | +10.0 [+9.0, +11.0] | -1.0 [-2.0, -0.0] | +12.0 [+11.0, +13.0] | 2 / 2 of 4 |" in text
+    assert "| mcts-star25 | second | +1.0 [+0.0, +2.0] | -10.0 [-11.0, -9.0] | +1.0 [+0.0, +2.0] | -12.0 [-13.0, -11.0] | 2 / 2 of 4 |" in text
+    [drawn] = RENDERERS["seats"].figures(section, runs, tmp_path / "figures")
+    assert drawn.name == "carcassonne-virtual-scores-by-turn.png" and drawn.stat().st_size > 1000
+    assert RENDERERS["seats"].figures(section, runs, tmp_path / "again")[0].read_bytes() == drawn.read_bytes()
+    plain = dataclasses.replace(section, by_turn=False)
+    assert RENDERERS["seats"].figures(plain, runs, tmp_path / "none") == []
+    assert "lead" not in "\n".join(RENDERERS["seats"].markdown(plain, runs))
+
+
 def _maximum_run(objectives: list[float], repeated: int = 0) -> StudyRun:
     """``rl-hpo-thesis-one-published`` with trials of these best windows (their networks at 90% on 2,000 deals), each
     of its own parameters, and ``repeated`` more trials with the first one's parameters and window."""
