@@ -569,8 +569,8 @@ def test_the_option_by_turn_only_reads_the_games_and_summarises_the_lead_turn_by
     virtual score per turn over the games that played it, and the spread of the first seat's lead."""
     from carcassonne_sim.game import scores_by_turn
 
-    setup = Setup.parse("mcts-star25", "carcassonne").with_params({"first.budget": 200})
-    on, off = (evaluate_setup(setup, games=2, seed=11, seats="both", options={"by_turn": flag})
+    setup = Setup.parse("mcts-star25", "carcassonne").with_params({"first.budget": 50})
+    on, off = (evaluate_setup(setup, games=1, seed=11, seats="both", options={"by_turn": flag})
                for flag in (True, False))
     assert np.array_equal(on.records[:, : K.REC_BY_TURN], off.records[:, : K.REC_BY_TURN])
     assert on.records[:, K.REC_BY_TURN].all() and not off.records[:, K.REC_BY_TURN:].any()

@@ -118,9 +118,15 @@ def trials_of(url, name):
         return []
 
 
-def playing(url, name, worker_pid=None):
-    """A running trial that has reported games (it is inside its evaluation), of ``worker_pid`` if given."""
+EARLY = 150  # games: a trial that has reported no more than these of its 300 is in the first half of its evaluation
+
+
+def playing(url, name, worker_pid=None, within=None):
+    """A running trial that has reported games (it is inside its evaluation), of ``worker_pid`` if given; with
+    ``within``, one that has reported no more than these games (a kill then cuts it, half a trial before its end,
+    however late the poll that found it)."""
     return next((t for t in trials_of(url, name) if t.state == TrialState.RUNNING and t.intermediate_values
+                 and (within is None or max(t.intermediate_values) <= within)
                  and (worker_pid is None or t.user_attrs.get("worker", "").endswith(f":{worker_pid}"))), None)
 
 
@@ -389,7 +395,8 @@ def test_two_drivers_started_together_with_other_worker_counts_do_not_both_run(i
 def test_a_killed_driver_leaves_runs_that_the_resume_closes(in_tmp):
     path = write_study(in_tmp, trials=3)
     run = lotr(in_tmp, "tune", "run", path)
-    killed = wait_for(lambda: playing(f"sqlite:///{in_tmp}/f.db", "f"), 180, "a trial in the middle of its games", run)
+    killed = wait_for(lambda: playing(f"sqlite:///{in_tmp}/f.db", "f", within=EARLY), 180,
+                      "a trial in the first half of its games", run)
     run.kill()
     resumed = lotr(in_tmp, "tune", "run", path)
     code, _, err = resumed.finish(300)
@@ -421,16 +428,12 @@ def test_the_survivors_take_over_a_killed_workers_trial_and_meet_the_budget(in_t
     path = write_study(in_tmp, trials=8)
     started = lotr(in_tmp, "tune", "run", path, "--storage", url, "--n-trials", 1)
     assert started.finish(300)[0] == 0
-    workers = [lotr(in_tmp, "tune", "worker", path, "--storage", url) for _ in range(3)]
-    victim = workers[0]
-
-    def early():
-        trial = playing(url, "f", victim.pid)
-        return trial and max(trial.intermediate_values) <= 150
-
-    wait_for(early, 180, "the first worker in the first half of a trial (not about to finish it)", victim)
+    victim = lotr(in_tmp, "tune", "worker", path, "--storage", url)  # alone: it plays the trials one after another
+    wait_for(lambda: playing(url, "f", victim.pid, within=EARLY), 180, "the worker in the first half of a trial",
+             victim)
     victim.kill()
-    for worker in workers[1:]:
+    workers = [lotr(in_tmp, "tune", "worker", path, "--storage", url) for _ in range(2)]  # the survivors
+    for worker in workers:
         code, _, err = worker.finish(300)
         assert code == 0, err
     trials = trials_of(url, "f")
@@ -446,7 +449,7 @@ def test_a_dead_local_worker_is_replaced_and_the_budget_met(in_tmp):
     path = write_study(in_tmp, trials=5)
     run = lotr(in_tmp, "tune", "run", path, "--workers", 2)
     url = f"journal:{in_tmp}/f.journal"
-    trial = wait_for(lambda: playing(url, "f"), 180, "a worker in the middle of a trial", run)
+    trial = wait_for(lambda: playing(url, "f", within=EARLY), 180, "a worker in the first half of a trial", run)
     os.kill(int(trial.user_attrs["worker"].rsplit(":", 1)[1]), signal.SIGKILL)
     code, _, err = run.finish(300)
     assert code == 0, err
