@@ -35,7 +35,9 @@ top_k = 0
 [search]
 sampler = "grid"
 pruner = "none"
-{extra}"""
+{extra}[mlflow]
+figures = false                  # Optuna's plots are not what these tests check (test_tuning.py does)
+{mlflow}"""
 
 
 def one_line_error(done: subprocess.CompletedProcess, *fragments: str) -> None:
@@ -53,7 +55,7 @@ def snapshot(folder: Path) -> dict[str, bytes]:
 @pytest.mark.slow  # gametune in processes of their own: 17-47 s each on a busy 2-core machine
 def test_a_reading_command_never_repairs_a_journal_nor_touches_a_foreign_file(tmp_path):
     (tmp_path / "notes.txt").write_bytes(b"hello\nworld")  # 11 bytes, no journal, no final newline
-    (tmp_path / "s.toml").write_text(STUDY.format(name="s", extra='storage = "journal:notes.txt"\n'))
+    (tmp_path / "s.toml").write_text(STUDY.format(name="s", extra='storage = "journal:notes.txt"\n', mlflow=""))
     before = snapshot(tmp_path)
     for args in (("report", "s.toml", "--out", "out/r.md"), ("tune", "export", "s.toml", "--out", "x.toml"),
                  ("tune", "run", "s.toml", "--dry-run"), ("tune", "run", "s.toml")):
@@ -66,7 +68,7 @@ def test_a_reading_command_never_repairs_a_journal_nor_touches_a_foreign_file(tm
 
 @pytest.mark.slow  # gametune in processes of their own: 17-47 s each on a busy 2-core machine
 def test_a_torn_journal_is_left_alone_by_report_and_export(tmp_path):
-    (tmp_path / "t.toml").write_text(STUDY.format(name="t", extra=""))
+    (tmp_path / "t.toml").write_text(STUDY.format(name="t", extra="", mlflow=""))
     assert run_gametune(tmp_path, "tune", "run", "t.toml", "--storage", "t.journal").returncode == 0
     journal = tmp_path / "t.journal"
     journal.write_bytes(journal.read_bytes() + b'{"op_code": 5, "worker_id": "cut')  # a writer killed mid-record
@@ -81,14 +83,14 @@ def test_a_torn_journal_is_left_alone_by_report_and_export(tmp_path):
 @pytest.mark.slow  # gametune in processes of their own: 17-47 s each on a busy 2-core machine
 @pytest.mark.parametrize("tracking", ["sqlite:///s.db", "sqlite:///other.db"], ids=["the-storage", "another-study"])
 def test_a_tracking_store_that_is_an_optuna_storage_is_refused_and_left_alone(tmp_path, tracking):
-    (tmp_path / "o.toml").write_text(STUDY.format(name="o", extra=""))
+    (tmp_path / "o.toml").write_text(STUDY.format(name="o", extra="", mlflow=""))
     assert run_gametune(tmp_path, "tune", "run", "o.toml", "--storage", "other.db").returncode == 0
-    (tmp_path / "s.toml").write_text(STUDY.format(name="s", extra=f'[mlflow]\ntracking_uri = "{tracking}"\n'))
+    (tmp_path / "s.toml").write_text(STUDY.format(name="s", extra="", mlflow=f'tracking_uri = "{tracking}"\n'))
     if tracking.endswith("s.db"):
         assert run_gametune(tmp_path, "tune", "run", "s.toml", "--n-trials", "1").returncode == 2
-        (tmp_path / "s.toml").write_text(STUDY.format(name="s", extra=""))
+        (tmp_path / "s.toml").write_text(STUDY.format(name="s", extra="", mlflow=""))
         assert run_gametune(tmp_path, "tune", "run", "s.toml").returncode == 0  # s.db: a finished study of its own
-        (tmp_path / "s.toml").write_text(STUDY.format(name="s", extra=f'[mlflow]\ntracking_uri = "{tracking}"\n'))
+        (tmp_path / "s.toml").write_text(STUDY.format(name="s", extra="", mlflow=f'tracking_uri = "{tracking}"\n'))
     before = snapshot(tmp_path)
     done = run_gametune(tmp_path, "tune", "run", "s.toml", "--n-trials", "3")
     expected = "is the study's storage" if tracking.endswith("s.db") else "not an MLflow store"
@@ -98,11 +100,11 @@ def test_a_tracking_store_that_is_an_optuna_storage_is_refused_and_left_alone(tm
 
 @pytest.mark.slow  # gametune in processes of their own: 17-47 s each on a busy 2-core machine
 def test_a_storage_that_is_an_mlflow_store_is_refused_and_left_alone(tmp_path):
-    (tmp_path / "s.toml").write_text(STUDY.format(name="s", extra=""))
+    (tmp_path / "s.toml").write_text(STUDY.format(name="s", extra="", mlflow=""))
     assert run_gametune(tmp_path, "tune", "run", "s.toml").returncode == 0  # mlflow.db: MLflow's default store here
     before = snapshot(tmp_path)
     one_line_error(run_gametune(tmp_path, "tune", "run", "s.toml", "--storage", "mlflow.db"), "not an Optuna storage")
-    (tmp_path / "m.toml").write_text(STUDY.format(name="s", extra='storage = "mlflow.db"\n'))
+    (tmp_path / "m.toml").write_text(STUDY.format(name="s", extra='storage = "mlflow.db"\n', mlflow=""))
     before = snapshot(tmp_path)
     one_line_error(run_gametune(tmp_path, "report", "m.toml", "--out", "r.md"), "not an Optuna storage")
     assert snapshot(tmp_path) == before
@@ -143,7 +145,7 @@ def test_atomic_writes_use_a_unique_temporary_file_and_follow_no_planted_link(tm
 
 @pytest.mark.slow  # gametune in processes of their own: 17-47 s each on a busy 2-core machine
 def test_trial_folders_are_keyed_by_storage(tmp_path):
-    (tmp_path / "k.toml").write_text(STUDY.format(name="k", extra=""))
+    (tmp_path / "k.toml").write_text(STUDY.format(name="k", extra="", mlflow=""))
     for storage in ("k.db", "k.journal"):
         assert run_gametune(tmp_path, "tune", "run", "k.toml", "--storage", storage).returncode == 0
     folders = sorted(p.parent.name for p in tmp_path.glob("k-trials/*/trial-0"))
@@ -175,7 +177,7 @@ def test_a_full_disk_fails_the_trial_with_its_reason_and_leaves_none_running(tmp
     if mounted.returncode:
         pytest.skip("cannot mount a small tmpfs here (needs root)")
     try:
-        (tmp_path / "f.toml").write_text(STUDY.format(name="f", extra=""))
+        (tmp_path / "f.toml").write_text(STUDY.format(name="f", extra="", mlflow=""))
         (tmp_path / "f-trials").symlink_to(disk)  # the trial folders on a small disk, the record beside it
         filler = os.open(disk / "filler", os.O_WRONLY | os.O_CREAT)  # the disk filled up
         try:

@@ -153,7 +153,7 @@ def test_a_study_on_a_two_node_ray_cluster_survives_the_loss_of_a_node(in_tmp, t
     wait_for_mlflow_server(*tracking_server)
     tracking = tracking_server[1]
     name, storage = f"ray-cluster-{uuid.uuid4().hex[:8]}", POSTGRES.replace("postgresql://", "postgresql+psycopg://")
-    games, trials = 2000, 3  # about 6 s a trial on an idle machine: the worker node plays chunks for ~18 s
+    games, trials = 1000, 3  # about 3 s a trial on an idle machine: the worker node plays chunks for ~9 s
     (in_tmp / "study.toml").write_text(f"""
         name = "{name}"
         difficulty = "hard"
