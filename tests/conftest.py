@@ -363,8 +363,13 @@ def finished_main_job(tmp_path_factory):
     return folder
 
 
+TRACKING_SERVER_ENV = {"MLFLOW_SERVER_ENABLE_JOB_EXECUTION": "false"}  # a tracking server only: no job workers
+# (MLflow 3 starts them beside each server for its GenAI jobs: about 19 s of CPU a start here, docs/distributed.md)
+
+
 def launch_mlflow_server(backend: str, folder) -> tuple[subprocess.Popen, str]:
     """`mlflow server` on a free port with ``backend``, started: (process, tracking URI); it answers later."""
+    import os
     import socket
 
     with socket.socket() as probe:
@@ -372,7 +377,8 @@ def launch_mlflow_server(backend: str, folder) -> tuple[subprocess.Popen, str]:
         port = probe.getsockname()[1]
     command = [sys.executable, "-m", "mlflow", "server", "--backend-store-uri", backend, "--host", "127.0.0.1",
                "--port", str(port), "--workers", "1", "--artifacts-destination", str(folder / "artifacts")]
-    server = subprocess.Popen(command, cwd=folder, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    server = subprocess.Popen(command, cwd=folder, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                              env=os.environ | TRACKING_SERVER_ENV)
     return server, f"http://127.0.0.1:{port}"
 
 

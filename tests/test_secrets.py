@@ -3,13 +3,14 @@ MLflow tracking server; trust auth and a server without auth accept any password
 no file, no store and no artifact. Every command a user runs on such a study is run, in real processes, its error
 paths too."""
 
+import os
 import socket
 import subprocess
 import sys
 
 import psycopg
 import pytest
-from conftest import run_gametune, wait_for_mlflow_server
+from conftest import TRACKING_SERVER_ENV, run_gametune, wait_for_mlflow_server
 
 from gamecore.redaction import redact
 
@@ -77,7 +78,7 @@ def test_a_study_with_passwords_in_both_urls_leaves_them_nowhere(tmp_path, fresh
             [sys.executable, "-m", "mlflow", "server", "--backend-store-uri", f"sqlite:///{tmp_path}/server.db",
              "--host", "127.0.0.1", "--port", str(port), "--workers", "1",
              "--artifacts-destination", str(tmp_path / "artifacts")],
-            cwd=tmp_path, stdout=log, stderr=subprocess.STDOUT)
+            cwd=tmp_path, stdout=log, stderr=subprocess.STDOUT, env=os.environ | TRACKING_SERVER_ENV)
     try:
         wait_for_mlflow_server(server, f"http://127.0.0.1:{port}")
         tracking = f"http://u:{SECRET}@127.0.0.1:{port}"
