@@ -43,8 +43,10 @@ def _trials(section: Section, runs: dict[str, StudyRun]) -> list[Measured]:
 def by_turn_markdown(section: Section, runs: dict[str, StudyRun]) -> list[str]:
     """The lead at the end of each quarter of the game and the rounds whose 95% interval lies above or below 0,
     per trial and seat of its first agent (nothing without a trial keeping them)."""
+    if not section.by_turn:
+        return []
     rows = [(m, seat, found) for m in _trials(section, runs) for seat in m.seats if (found := leads(m, seat))]
-    if not section.by_turn or not rows:
+    if not rows:
         return []
     turns = rows[0][2][0]
     marks = [*(turns[math.ceil(len(turns) * q / QUARTERS) - 1] for q in range(1, QUARTERS)), turns[-1]]
@@ -62,8 +64,8 @@ def by_turn_markdown(section: Section, runs: dict[str, StudyRun]) -> list[str]:
 
 def by_turn_figure(section: Section, runs: dict[str, StudyRun], folder: Path) -> list[Path]:
     """A panel per seat of the first agent: its mean lead after each round with the 95% band, a line per trial."""
-    trials = _trials(section, runs)
-    if not (section.by_turn and trials):
+    trials = _trials(section, runs) if section.by_turn else []
+    if not trials:
         return []
     seats = list(trials[0].seats)
 
