@@ -26,6 +26,7 @@ from lotr_sim.defects import RULES_CHOICES, RULES_DESCRIBED, rules_code
 from lotr_sim.encoding import DEFENSE_SIZE, MAX_FEATURE, OBSERVATION_SIZE, PLANNING_SIZE, QUESTING_SIZES
 from lotr_sim.policies import POLICY_NAMES
 from lotr_sim.published import PUBLISHED
+from lotr_sim.published_journal import JOURNAL
 from lotr_sim.report import REASONS, REFERENCES
 from lotr_sim.state import DEFAULT_ACTION_LIMIT, GameState
 
@@ -132,7 +133,7 @@ GAME = Game(
                       defaults={"algo": "ac-direct", "encoding": 2}, playout_nets="lotr_sim.nets:pack"),
     reproduction=Reproduction(
         agents=PUBLISHED_AGENTS,
-        published=PUBLISHED,
+        published=PUBLISHED + JOURNAL,
         reasons=REASONS,
         references=REFERENCES,
         label="lotr_sim.report:published_label",

@@ -1,0 +1,35 @@
+"""The 2021 journal paper's Table 2 studies: each section plays every published mixture once, each setup the agents
+its mixture names (2 expert, 3 flat Monte Carlo, 4 MCTS at planning, questing and defense), on the same deals."""
+
+from pathlib import Path
+
+import pytest
+
+from lotr_sim.published_journal import JOURNAL
+from tuning.study_file import load_study
+
+PAPER = Path(__file__).resolve().parent.parent / "studies" / "lotr" / "paper"
+SECTIONS = {
+    "journal-mixtures": ("journal-mixtures", "journal-mixtures-mcts"),
+    "journal-mixtures-published": ("journal-mixtures-published", "journal-mixtures-mcts-published",
+                                   "journal-mixtures-mcts-published-defense"),
+}
+AGENTS = {"2": ("expert",), "3": ("flat-mc",), "4": ("mcts", "published-mcts")}
+
+
+@pytest.mark.parametrize("section", SECTIONS)
+def test_each_section_plays_every_published_mixture_once_with_the_agents_it_names(section):
+    mixtures = []
+    for name in SECTIONS[section]:
+        spec = load_study(PAPER / f"{name}.toml")
+        assert spec.report["section"] == section and spec.seed == 8000001 and spec.games == 1000
+        assert dict(spec.options)["difficulty"] == "medium"
+        setups = {setup.short_name: setup for setup in spec.setups}
+        assert set(spec.report["values"]) == set(setups)
+        for short_name, setup in setups.items():
+            mixture = spec.report["values"][short_name]["mixture"]
+            for stage, number in zip(("planning", "questing", "defense"), mixture.split("-"), strict=True):
+                assert getattr(setup, stage).agent in AGENTS[number], (short_name, stage)
+            assert setup.travel.agent in ("expert", "published-mcts") and setup.attack.agent in ("expert", "published-mcts")
+            mixtures.append(mixture)
+    assert sorted(mixtures) == sorted(p.params["mixture"] for p in JOURNAL)
