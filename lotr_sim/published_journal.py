@@ -1,6 +1,8 @@
 """The 2021 journal paper's published results (Godlewski and Sawicki 2021, ``godlewski-sawicki-2021-mcts-lotr-journal``),
 as plain data for "ours vs published": Table 2, the win rate of 14 mixtures of its agents at planning, questing and
-defense (medium, 1,000 games each, travel and attack by its expert rules), in percent with its ± half-width.
+defense (medium, 1,000 games each, travel and attack by its expert rules), in percent with its ± half-width; and
+Figure 7, seven of those players on medium and hard (10,000 games each), whose only value the text states is the
+random player's on hard (NaN for the others, drawn but not given).
 
 The paper names its agents by number: 1 random, 2 expert (rules), 3 flat Monte Carlo, 4 MCTS (both at a budget of 40
 playouts with expert playouts, its section 5). A row's ``mixture`` is its planning-questing-defense in those numbers
@@ -11,6 +13,8 @@ docs/lotr-published-rules.md, "The 2021 journal paper"), so these rows are a tra
 
 from __future__ import annotations
 
+import math
+
 from gamecore.published import Published
 
 # Table 2, in the paper's order (best first): mixture, win rate, half-width.
@@ -20,7 +24,11 @@ _TABLE_2 = (
     ("2-4-4", 67.6, 2.90), ("2-4-2", 40.2, 3.04), ("3-2-3", 39.5, 3.03), ("2-2-3", 34.8, 2.95),
     ("2-3-3", 24.3, 2.66), ("3-3-3", 20.4, 2.50),
 )
-_AGENTS = {"2": "expert", "3": "flat Monte Carlo", "4": "MCTS"}
+# Figure 7: the four uniform players and Table 2's top three, medium and hard, 10,000 games; the text states one value.
+_FIGURE_7 = ("1-1-1", "2-2-2", "3-3-3", "4-4-4", "3-2-2", "4-2-2", "4-2-4")
+_STATED = {("1-1-1", "hard"): 0.4}  # "Winrate of 0.4% proves that there is no reason for playing the game at the hard
+# level using Random Agent"
+_AGENTS = {"1": "random", "2": "expert", "3": "flat Monte Carlo", "4": "MCTS"}
 
 
 def _described(mixture: str) -> str:
@@ -32,4 +40,11 @@ JOURNAL: tuple[Published, ...] = tuple(
     Published("journal Table 2", "journal-mixtures", f"agent{mixture.replace('-', '-agent')}", {"difficulty": "medium"},
               win_rate, half_width, 1000, {"mixture": mixture, "budget": 40, "playout": "expert"}, _described(mixture))
     for mixture, win_rate, half_width in _TABLE_2
+) + tuple(
+    Published("journal Figure 7", "journal-players", f"agent{mixture.replace('-', '-agent')}", {"difficulty": difficulty},
+              _STATED.get((mixture, difficulty), math.nan), None, 10000,
+              {"mixture": mixture, "budget": 40, "playout": "expert"},
+              _described(mixture) + ("; read from the text" if (mixture, difficulty) in _STATED else
+                                     "; drawn in the figure, its value not in the text"))
+    for difficulty in ("medium", "hard") for mixture in _FIGURE_7
 )
