@@ -1,4 +1,4 @@
-"""The 2021 journal paper's Table 2 and Figure 7 studies: each section plays every published mixture once, each setup
+"""The 2021 journal paper's Table 2, Figure 5 and Figure 7 studies: each section plays every published mixture once, each setup
 the agents its mixture names (1 random, 2 expert, 3 flat Monte Carlo, 4 MCTS at planning, questing and defense), on
 the same deals as the other model's section."""
 
@@ -20,6 +20,9 @@ SECTIONS = {  # section: its studies, the published experiment, seed, games a ro
     "journal-players-published": (("journal-players-published", "journal-players-mcts-published",
                                    "journal-players-mcts-published-defense"), "journal-players", 8000002, 10000,
                                   ["medium", "hard"]),
+    "journal-budget": (("journal-budget", "journal-budget-mcts"), None, 8000003, 1000, ["medium"]),
+    "journal-budget-published": (("journal-budget-published", "journal-budget-mcts-published-defense"), None, 8000003,
+                                 1000, ["medium"]),
 }
 AGENTS = {"1": ("random",), "2": ("expert",), "3": ("flat-mc",), "4": ("mcts", "published-mcts")}
 
@@ -41,5 +44,8 @@ def test_each_section_plays_every_published_mixture_once_with_the_agents_it_name
                 assert getattr(setup, stage).agent in AGENTS[number], (short_name, stage)
             assert setup.travel.agent in ("expert", "published-mcts") and setup.attack.agent in ("expert", "published-mcts")
             mixtures.append(mixture)
+    if experiment is None:  # Figure 5: no values published, the uniform players by budget
+        assert sorted(mixtures) == ["3-3-3", "4-4-4"]
+        return
     published = [p.params["mixture"] for p in JOURNAL if p.experiment == experiment]
     assert sorted(mixtures * len(difficulties)) == sorted(published)
