@@ -28,7 +28,7 @@ REASONS = {  # why a row of ours may differ from the published one (a study's re
                "threat 25, other player and encounter decks) with an earlier search (docs/lotr-published-rules.md, "
                "\"The 2021 journal paper\"); these rows play the thesis's game: a test of whether the paper's "
                "conclusions carry over, not of a model of its game (the paper's claims judged one by one: "
-               "docs/lotr-published-rules.md, \"Its Table 2 in the thesis's game\")",
+               "docs/lotr-published-rules.md, \"Its Table 2, Figure 7 and Figure 5 in the thesis's game\")",
     "published-rl-macro": "the published RL figures are the best training moving averages (1,000 episodes); ours "
                           "are evaluations, after training, on deals the training never saw",
     "published-rl": "the thesis's RL figures are each the best of a Hyperopt study of 100 trainings, read at its "

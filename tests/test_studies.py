@@ -1,6 +1,7 @@
 """The thesis's experiments as study files: grids over setups and difficulties, and the results report."""
 
 import json
+import math
 import os
 import re
 import textwrap
@@ -18,8 +19,9 @@ from agents.specs import SpecError
 from gamecore.published import Published
 from lotr_sim.published import PUBLISHED
 from tuning.orchestrator import run_study
+from tuning.report_figures import line_label
 from tuning.report_sections import Section, sections
-from tuning.report_tables import bounds_markdown, judged, pairs_markdown
+from tuning.report_tables import bounds_markdown, judged, pairs_markdown, theirs_cell
 from tuning.storage import storage_for, storage_object
 from tuning.study_file import load_study, parse_study, study_files
 from tuning.study_results import Measured, StudyRun, read_study
@@ -274,8 +276,11 @@ def test_a_row_is_judged_by_equivalence_at_its_margin_and_by_a_difference_test_w
     for judged_row in judge([same, near, far, small]):  # a printed interval excluding 0 always reads "differs"
         low, high = judged_row.difference
         assert (low > 0 or high < 0) == ("differ" in judged_row.verdict)
-    rows, _ = judged([(measured(4_550, 100_000), published), (None, published), (measured(10, 100), None)], 3.0)
-    assert [found for _, found in rows] == ["*equivalent*", "*not run*", "no published value"]
+    drawn = Published("Figure 7", "players", "random-random-random", {"difficulty": "hard"}, math.nan, None, 10_000)
+    rows, _ = judged([(measured(4_550, 100_000), published), (None, published), (measured(10, 100), None),
+                      (measured(10, 100), drawn)], 3.0)
+    assert [found for _, found in rows] == ["*equivalent*", "*not run*", "no published value", "no published value"]
+    assert theirs_cell(drawn) == "not in the text (Figure 7)"  # a value drawn in a figure, not stated
     assert rows[0][0][0] == "4,453 / 98,305 implied" and rows[0][0][1].startswith("+0.0 [")
 
 
@@ -334,9 +339,10 @@ def test_two_setups_are_compared_game_by_game_on_the_same_deals():
 def test_published_rows_have_one_row_per_table_cell():
     tuning_by_margin = {load_study(path).name for path in STUDIES if load_study(path).metrics == ("margin",)}
     # OpenSpiel's bots, self-play, the full scenario, win rate against time, Star2.5 beaten at its speed: no
-    # published figure
+    # published figure; the journal paper's Figure 5: its values are not in the text
     ours_only = {"openspiel-check", "loveletter-rl-selfplay", "search-full-hard", "search-full-hard-deep", "rl-full-hard",
-                 "mcts-hpo-pareto", "weighted-star-vs-star25"}
+                 "mcts-hpo-pareto", "weighted-star-vs-star25", "journal-budget", "journal-budget-mcts",
+                 "journal-budget-published", "journal-budget-mcts-published-defense"}
     for section in all_sections():
         if section.bounds:  # upper bounds: every setup they bound has published rows
             assert all(any(p.label == label for p in PUBLISHED) for label in section.bounds.values()), section.key
@@ -349,6 +355,15 @@ def test_published_rows_have_one_row_per_table_cell():
 
 
 @pytest.mark.usefixtures("no_plots")
+def test_a_figure_line_is_named_by_its_studys_report_values():
+    """journal-budget's lines are its players' mixtures, a constant of each study's [report] values, not a parameter."""
+    section = next(s for s in all_sections() if s.key == "journal-budget")
+    trial = Measured("journal-budget-mcts", 0, "mcts-mcts-expert-mcts-expert", False, {"difficulty": "medium"},
+                     {"budget": 40, "playout": "expert"}, None, 0.99, 0.98, 1.0, 1000, 0.001)
+    assert line_label(section, trial, ["mixture", "playout"]) == "mixture 4-4-4, playout expert"
+    assert line_label(section, trial, []) == "ours"
+
+
 def test_the_report_puts_our_figures_next_to_the_thesis(in_tmp, capsys):
     def report_table(name: str) -> str:
         text = STUDY_BY_NAME[name].read_text()

@@ -50,6 +50,12 @@ def _lines(axes, trials: list[Measured], x: str, group: Callable[[Measured], str
         axes.errorbar(xs, [100 * m.win_rate for _, m in points], yerr=[below, above], capsize=3, marker="o", label=name)
 
 
+def line_label(section: Section, m: Measured, lines: list[str]) -> str:
+    """The legend of a trial's line: its values in the columns ``lines`` (its study's ``[report] values`` among
+    them), "ours" when there are none."""
+    return ", ".join(f"{name} {cell_text(column_of(m, name, section.values.get(m.study)))}" for name in lines) or "ours"
+
+
 def section_figure(section: Section, runs: dict[str, StudyRun], folder: Path) -> Path | None:
     """A table section's figure, when its ``figure`` asks for one and its studies have trials: the win rate
     against ``figure.x``, a line per ``figure.lines``, the published rows beside them if ``figure.published``."""
@@ -60,7 +66,7 @@ def section_figure(section: Section, runs: dict[str, StudyRun], folder: Path) ->
     x, lines = spec["x"], spec.get("lines", [])
 
     def draw(axes):
-        _lines(axes, trials, x, lambda m: ", ".join(f"{name} {cell_text(column_of(m, name))}" for name in lines) or "ours")
+        _lines(axes, trials, x, lambda m: line_label(section, m, lines))
         if spec.get("published"):
             rows = sorted((published_column(p, x), p.win_rate) for p in section.published_rows())
             source = section.title.rpartition("(")[2].rstrip(")")

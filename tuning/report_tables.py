@@ -35,7 +35,7 @@ def judged(pairs: list[tuple[Measured | None, Published | None]], margin: float
     comparisons = [compare(m.wins, m.games, p) if m is not None and p is not None else None for m, p in pairs]
     judgements = judge(comparisons, margin)
     rows = [(["-"] * len(COMPARISON_HEADER) if j is None else j.cells(c),
-             "*not run*" if m is None else "no published value" if p is None
+             "*not run*" if m is None else "no published value" if p is None or math.isnan(p.win_rate)
              else f"*descriptive*: theirs is {p.maximum}" if p.maximum
              else "no published count" if j is None else j.verdict)
             for (m, p), c, j in zip(pairs, comparisons, judgements)]
@@ -62,8 +62,8 @@ def theirs_cell(p: Published | None) -> str:
     """A published row's figure and source."""
     if p is None:
         return "-"
-    if math.isnan(p.win_rate):
-        return f"peak only ({p.source})"
+    if math.isnan(p.win_rate):  # drawn in a figure, its value not in the text
+        return f"not in the text ({p.source})"
     if "counts" in p.params:  # a two-player game: the first mover's wins, the second's (draws the rest)
         first, second = p.params["counts"]
         second_wins = "-" if second is None else f"{second:,}"
