@@ -67,6 +67,15 @@ def play(job) -> int:
     return int(outcome[0] if isinstance(outcome, tuple) else outcome)
 
 
+def wins_of(play, jobs: list, workers: int, initializer, initargs: tuple) -> tuple[int, float, float, float]:
+    """Each job's game played by ``play`` on ``workers`` processes (each started by ``initializer``): the wins, the
+    seconds and the win rate's 95% interval."""
+    start = time.perf_counter()
+    with multiprocessing.Pool(workers, initializer=initializer, initargs=initargs) as pool:
+        wins = sum(pool.imap_unordered(play, jobs, chunksize=4))
+    return wins, time.perf_counter() - start, *wilson_interval(wins, len(jobs))
+
+
 def commit_of(checkout: Path) -> str:
     done = subprocess.run(["git", "-C", str(checkout), "rev-parse", "--short", "HEAD"], capture_output=True, check=False,
                           text=True)
@@ -97,11 +106,7 @@ def main() -> None:
         raise SystemExit(f"--setup {args.setup!r}: RL setups run with benchmarks/bench_published_rl.py")
     playout = 0 if args.playout == "random" else 1
     jobs = [(args.seed, g, mode, args.budget, args.ppn, playout) for g in range(args.games)]
-    start = time.perf_counter()
-    with multiprocessing.Pool(args.workers, initializer=start_worker, initargs=(args,)) as pool:
-        wins = sum(pool.imap_unordered(play, jobs, chunksize=4))
-    seconds = time.perf_counter() - start
-    low, high = wilson_interval(wins, args.games)
+    wins, seconds, low, high = wins_of(play, jobs, args.workers, start_worker, (args,))
     print(f"{commit_of(args.checkout)} {args.setup} ({mode}) {args.difficulty} budget {args.budget} ppn {args.ppn} "
           f"{args.playout} playouts{' vanilla' if args.vanilla else ''}: {wins} / {args.games} wins, "
           f"{100 * wins / args.games:.1f}% [{100 * low:.1f}, {100 * high:.1f}], {seconds:.0f} s")

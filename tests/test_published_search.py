@@ -287,3 +287,28 @@ def test_the_published_code_benchmark_refuses_a_folder_that_is_not_its_checkout(
                           check=False)
     assert done.returncode != 0
     assert done.stderr.strip() == f"--checkout {tmp_path}: no vanilla_mcts/mctsAgent.py there; clone kondziug/LOTR_AI"
+
+
+def test_the_journal_code_benchmark_refuses_other_folders_and_the_unpublished_agent_in_one_line(tmp_path):
+    """benchmarks/bench_journal_code.py imports checkouts of kondziug/LotR_simulator and kondziug/LOTR_AI from before
+    the thesis's game: another folder, a later checkout or a mixture with the unpublished flat Monte Carlo is one line."""
+    script = Path(__file__).resolve().parents[1] / "benchmarks" / "bench_journal_code.py"
+    simulator, checkout = tmp_path / "LotR_simulator", tmp_path / "LOTR_AI"
+
+    def run(*extra):
+        done = subprocess.run([sys.executable, str(script), "--simulator", str(simulator), "--checkout", str(checkout),
+                               *extra], capture_output=True, text=True, check=False)
+        assert done.returncode != 0 and len(done.stderr.strip().splitlines()) == 1, done.stderr
+        return done.stderr.strip()
+
+    assert run() == f"--simulator {simulator}: no globals.py and expertAgent.py there; clone kondziug/LotR_simulator"
+    simulator.mkdir()
+    for name in ("globals.py", "expertAgent.py"):
+        (simulator / name).write_text("")
+    assert run() == f"--checkout {checkout}: no vanilla_mcts/mctsAgent.py there; clone kondziug/LOTR_AI"
+    (checkout / "vanilla_mcts").mkdir(parents=True)
+    (checkout / "vanilla_mcts" / "mctsAgent.py").write_text("")
+    assert run("--mixture", "3-2-2").startswith("--mixture '3-2-2': the paper's flat Monte Carlo (agent 3)")
+    assert run("--mixture", "4-2").startswith("--mixture '4-2': give planning-questing-defense")
+    (checkout / "mainConfig.py").write_text("")
+    assert run().startswith(f"--checkout {checkout}: it has the thesis's game (mainConfig.py)")
