@@ -31,6 +31,7 @@ from pathlib import Path
 
 from bench_published_code import (  # its sibling script (benchmarks/ is on the path of a script run there)
     commit_of,
+    positive,
     wins_of,
 )
 
@@ -84,11 +85,11 @@ def main() -> None:
     parser.add_argument("--mixture", default="4-2-2", help="planning-questing-defense in the paper's agents (1, 2, 4)")
     parser.add_argument("--difficulty", default="medium", choices=["medium", "hard"],
                         help="medium: the simulator's decks; hard: with its scenario setup")
-    parser.add_argument("--budget", type=int, default=40, help="playouts a decision (playoutBudget)")
-    parser.add_argument("--ppn", type=int, default=1, help="playouts per node (playoutsPerSimulation)")
-    parser.add_argument("--games", type=int, default=200)
+    parser.add_argument("--budget", type=positive, default=40, help="playouts a decision (playoutBudget)")
+    parser.add_argument("--ppn", type=positive, default=1, help="playouts per node (playoutsPerSimulation)")
+    parser.add_argument("--games", type=positive, default=200)
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--workers", type=positive, default=2)
     args = parser.parse_args()
     if not (args.simulator / "globals.py").is_file() or not (args.simulator / "expertAgent.py").is_file():
         raise SystemExit(f"--simulator {args.simulator}: no globals.py and expertAgent.py there; clone "

@@ -67,6 +67,17 @@ def play(job) -> int:
     return int(outcome[0] if isinstance(outcome, tuple) else outcome)
 
 
+def positive(text: str) -> int:
+    """A command-line count of at least 1 (games, workers, budget, playouts per node): else argparse's one line."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{value} is below 1")
+    return value
+
+
 def wins_of(play, jobs: list, workers: int, initializer, initargs: tuple) -> tuple[int, float, float, float]:
     """Each job's game played by ``play`` on ``workers`` processes (each started by ``initializer``): the wins, the
     seconds and the win rate's 95% interval."""
@@ -88,13 +99,13 @@ def main() -> None:
     parser.add_argument("--setup", default="random-mcts-mcts", help="planning-questing-defense, e.g. mcts-random-random")
     parser.add_argument("--difficulty", default="hard", choices=["easy", "medium", "hard"])
     parser.add_argument("--full-scenario", action="store_true", help="all three quest cards")
-    parser.add_argument("--budget", type=int, default=40, help="playouts a decision (playoutBudget)")
-    parser.add_argument("--ppn", type=int, default=1, help="playouts per node (playoutsPerSimulation)")
+    parser.add_argument("--budget", type=positive, default=40, help="playouts a decision (playoutBudget)")
+    parser.add_argument("--ppn", type=positive, default=1, help="playouts per node (playoutsPerSimulation)")
     parser.add_argument("--playout", choices=["random", "expert"], default="random")
     parser.add_argument("--vanilla", action="store_true", help="no action reduction (checkouts that offer it)")
-    parser.add_argument("--games", type=int, default=1000)
+    parser.add_argument("--games", type=positive, default=1000)
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--workers", type=positive, default=2)
     args = parser.parse_args()
     if not (args.checkout / "vanilla_mcts" / "mctsAgent.py").is_file():
         raise SystemExit(f"--checkout {args.checkout}: no vanilla_mcts/mctsAgent.py there; clone kondziug/LOTR_AI")

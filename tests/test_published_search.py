@@ -310,5 +310,8 @@ def test_the_journal_code_benchmark_refuses_other_folders_and_the_unpublished_ag
     (checkout / "vanilla_mcts" / "mctsAgent.py").write_text("")
     assert run("--mixture", "3-2-2").startswith("--mixture '3-2-2': the paper's flat Monte Carlo (agent 3)")
     assert run("--mixture", "4-2").startswith("--mixture '4-2': give planning-questing-defense")
+    done = subprocess.run([sys.executable, str(script), "--simulator", str(simulator), "--checkout", str(checkout),
+                           "--games", "0"], capture_output=True, text=True, check=False)
+    assert done.returncode == 2 and done.stderr.strip().endswith("argument --games: 0 is below 1")  # argparse's usage first
     (checkout / "mainConfig.py").write_text("")
     assert run().startswith(f"--checkout {checkout}: it has the thesis's game (mainConfig.py)")
