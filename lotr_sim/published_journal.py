@@ -36,15 +36,20 @@ def _described(mixture: str) -> str:
     return f"agent{mixture.replace('-', ' - agent')}: {planning} plans, {questing} quests, {defense} defends"
 
 
+def _row(source: str, experiment: str, mixture: str, difficulty: str, win_rate: float, half_width: float | None,
+         games: int, note: str) -> Published:
+    """One published row of a mixture, labelled in the paper's words (``"agent3-agent2-agent2"``)."""
+    return Published(source, experiment, f"agent{mixture.replace('-', '-agent')}", {"difficulty": difficulty},
+                     win_rate, half_width, games, {"mixture": mixture, "budget": 40, "playout": "expert"},
+                     _described(mixture) + note)
+
+
 JOURNAL: tuple[Published, ...] = tuple(
-    Published("journal Table 2", "journal-mixtures", f"agent{mixture.replace('-', '-agent')}", {"difficulty": "medium"},
-              win_rate, half_width, 1000, {"mixture": mixture, "budget": 40, "playout": "expert"}, _described(mixture))
+    _row("journal Table 2", "journal-mixtures", mixture, "medium", win_rate, half_width, 1000, "")
     for mixture, win_rate, half_width in _TABLE_2
 ) + tuple(
-    Published("journal Figure 7", "journal-players", f"agent{mixture.replace('-', '-agent')}", {"difficulty": difficulty},
-              _STATED.get((mixture, difficulty), math.nan), None, 10000,
-              {"mixture": mixture, "budget": 40, "playout": "expert"},
-              _described(mixture) + ("; read from the text" if (mixture, difficulty) in _STATED else
-                                     "; drawn in the figure, its value not in the text"))
+    _row("journal Figure 7", "journal-players", mixture, difficulty, _STATED.get((mixture, difficulty), math.nan), None,
+         10000, "; read from the text" if (mixture, difficulty) in _STATED else
+         "; drawn in the figure, its value not in the text")
     for difficulty in ("medium", "hard") for mixture in _FIGURE_7
 )
