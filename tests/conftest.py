@@ -367,8 +367,9 @@ TRACKING_SERVER_ENV = {"MLFLOW_SERVER_ENABLE_JOB_EXECUTION": "false"}  # a track
 # (MLflow 3 starts them beside each server for its GenAI jobs: about 19 s of CPU a start here, docs/distributed.md)
 
 
-def launch_mlflow_server(backend: str, folder) -> tuple[subprocess.Popen, str]:
-    """`mlflow server` on a free port with ``backend``, started: (process, tracking URI); it answers later."""
+def launch_mlflow_server(backend: str, folder, output=subprocess.DEVNULL) -> tuple[subprocess.Popen, str]:
+    """`mlflow server` on a free port with ``backend``, started: (process, tracking URI); it answers later. Its
+    output and errors go to ``output`` (an open file, to search them)."""
     import os
     import socket
 
@@ -377,7 +378,7 @@ def launch_mlflow_server(backend: str, folder) -> tuple[subprocess.Popen, str]:
         port = probe.getsockname()[1]
     command = [sys.executable, "-m", "mlflow", "server", "--backend-store-uri", backend, "--host", "127.0.0.1",
                "--port", str(port), "--workers", "1", "--artifacts-destination", str(folder / "artifacts")]
-    server = subprocess.Popen(command, cwd=folder, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    server = subprocess.Popen(command, cwd=folder, stdout=output, stderr=subprocess.STDOUT,
                               env=os.environ | TRACKING_SERVER_ENV)
     return server, f"http://127.0.0.1:{port}"
 

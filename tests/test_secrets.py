@@ -3,14 +3,9 @@ MLflow tracking server; trust auth and a server without auth accept any password
 no file, no store and no artifact. Every command a user runs on such a study is run, in real processes, its error
 paths too."""
 
-import os
-import socket
-import subprocess
-import sys
-
 import psycopg
 import pytest
-from conftest import TRACKING_SERVER_ENV, run_gametune, wait_for_mlflow_server
+from conftest import launch_mlflow_server, run_gametune, wait_for_mlflow_server
 
 from gamecore.redaction import redact
 
@@ -54,12 +49,6 @@ def test_redact_hides_every_form_of_credentials(url, shown):
     assert redact(url) == shown
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
 def _database_text(url: str) -> str:
     """Every row of every table of the database at ``url``, as text."""
     plain = url.replace("+psycopg", "").replace(f":{SECRET}@", "@")
@@ -72,16 +61,11 @@ def _database_text(url: str) -> str:
 
 def test_a_study_with_passwords_in_both_urls_leaves_them_nowhere(tmp_path, fresh_postgres):
     storage = fresh_postgres.replace("postgres@", f"postgres:{SECRET}@")
-    port = _free_port()
     with open(tmp_path / "mlflow-server.log", "w") as log:  # the server's own output is searched too
-        server = subprocess.Popen(
-            [sys.executable, "-m", "mlflow", "server", "--backend-store-uri", f"sqlite:///{tmp_path}/server.db",
-             "--host", "127.0.0.1", "--port", str(port), "--workers", "1",
-             "--artifacts-destination", str(tmp_path / "artifacts")],
-            cwd=tmp_path, stdout=log, stderr=subprocess.STDOUT, env=os.environ | TRACKING_SERVER_ENV)
+        server, uri = launch_mlflow_server(f"sqlite:///{tmp_path}/server.db", tmp_path, output=log)
     try:
-        wait_for_mlflow_server(server, f"http://127.0.0.1:{port}")
-        tracking = f"http://u:{SECRET}@127.0.0.1:{port}"
+        wait_for_mlflow_server(server, uri)
+        tracking = uri.replace("http://", f"http://u:{SECRET}@")
         (tmp_path / "sec.toml").write_text(STUDY.format(tracking=tracking))
         outputs = []
         for args, code in [
