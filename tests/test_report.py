@@ -18,7 +18,7 @@ from gamecore.errors import SpecError
 from tuning.report import RENDERERS, header, write_report
 from tuning.report_figures import curves_figure
 from tuning.report_keys import REPORT_KINDS
-from tuning.report_sections import sections
+from tuning.report_sections import percent, sections
 from tuning.study_file import load_study, parse_study, study_files
 from tuning.study_results import Measured, StudyRun, read_record, write_record
 
@@ -281,3 +281,12 @@ def test_a_maxima_section_counts_a_repeated_training_once():
     text = "\n".join(maxima_section(section, {run.spec.name: run}))
     assert "6 complete trials, 3 distinct trainings" in text
     assert "| trial 0 (and 3 more trials): 100 / 0.0008 / 2 | 97.0% |" in text
+
+
+def test_a_rate_reads_the_same_from_its_count_and_from_its_stored_rate():
+    """51,165 wins of 100,000 printed 51.16 in the README's headline (from the count) and 51.17 in the section
+    (from the stored rate): two binary forms of one half, rounded apart."""
+    assert percent(51_165 / 100_000) == percent(0.51165) == "51.17"
+    assert percent(11_069 / 20_000) == "55.35"
+    assert percent(-0.0305, sign=True) == "-3.05" and percent(0.015, sign=True) == "+1.50"
+    assert percent(float("nan")) == "nan"

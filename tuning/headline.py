@@ -18,7 +18,7 @@ from pathlib import Path
 from gamecore.atomic import write_atomically
 from gamecore.published import Published
 from tuning.report_maxima import maximum_verdict, study_maximum
-from tuning.report_sections import column_of, published_field
+from tuning.report_sections import column_of, percent, published_field
 from tuning.report_tables import option_flags
 from tuning.study_results import Measured, StudyRun
 
@@ -128,7 +128,7 @@ def figure(row: Headline, m: Measured) -> list[tuple[str, int, int, float, float
 
 
 def _rate(wins: int, games: int, low: float, high: float) -> str:
-    return f"{100 * wins / games:.2f} [{100 * low:.2f}, {100 * high:.2f}] ({games:,})"
+    return f"{percent(wins / games)} [{percent(low)}, {percent(high)}] ({games:,})"
 
 
 def ours_cell(row: Headline, m: Measured) -> str:
@@ -151,7 +151,7 @@ def published_cell(row: Headline, p: Published | None) -> str:
                 f" ± {theirs['interval']:.2f}" if theirs.get("interval") else "")
         else:  # the first mover's wins and the second's, of the same games
             wins = p.params["counts"][0 if seat == "first" else 1]
-            shown = "-" if wins is None else f"{100 * wins / p.games:.2f}"
+            shown = "-" if wins is None else percent(wins / p.games)
         cells.append(f"{seat} {shown}")
     return "; ".join(cells) + f" ({p.source})"
 
@@ -184,7 +184,7 @@ def headline_lines(runs: dict[str, StudyRun], rows: tuple[Headline, ...] = HEADL
         published, comparable = published_row(run, row), row.comparable
         if row.maximum and m is not None:
             trainings, low, high = study_maximum(run)
-            ours = (f"best window {100 * trainings[0][0].objective:.2f} of {len(run.trials)} trials "
+            ours = (f"best window {percent(trainings[0][0].objective)} of {len(run.trials)} trials "
                     f"({len(trainings)} distinct trainings; bootstrap 95% [{100 * low:.1f}, {100 * high:.1f}]); "
                     f"chosen network {ours}")
             comparable += f"; the thesis's is {maximum_verdict(published.win_rate, low, high)}" if published else ""

@@ -11,7 +11,9 @@ row's value in a column.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
+from decimal import ROUND_HALF_UP, Decimal
 
 from gamecore.errors import SpecError
 from gamecore.interface import Game, imported
@@ -154,6 +156,15 @@ def cell_text(value) -> str:
     if isinstance(value, bool) or value is None:
         return {True: "on", False: "off", None: "-"}[value]
     return str(value)
+
+
+def percent(fraction: float, sign: bool = False) -> str:
+    """``fraction`` in percent with two decimals, halves rounded up (51,165 of 100,000 reads 51.17 whether it comes
+    from a count or a stored rate, whose binary forms fall either side of the half); ``sign``: with + or -."""
+    if not math.isfinite(fraction):
+        return f"{100 * fraction:{'+' if sign else ''}.2f}"
+    shown = Decimal(repr(round(100 * fraction, 9))).quantize(Decimal("0.01"), ROUND_HALF_UP)
+    return f"{shown:+}" if sign else f"{shown}"
 
 
 def table_order(value, game: Game) -> tuple:

@@ -21,7 +21,7 @@ import numpy as np
 from gamecore.published import Published
 from gamecore.stats import Z95
 from tuning.report_by_turn import by_turn_markdown
-from tuning.report_sections import Section, cell_text, column_of, sections, table_order
+from tuning.report_sections import Section, cell_text, column_of, percent, sections, table_order
 from tuning.selection import describe
 from tuning.study_results import Measured, StudyRun
 from tuning.verdicts import Comparison, Judged, compare, holm_levels, judge, note, published_count, table_verdict
@@ -341,8 +341,8 @@ def best_markdown(section: Section, run: StudyRun, best: Measured | None) -> lis
                                                                                                    False)}
         claims = {seat: (counts, marks.get(seat)) for seat, counts in test["seats"].items()}
         comparison = "; ".join(
-            f"{seat} seat {100 * counts['win_rate']:.2f}% [{100 * counts['wilson_95'][0]:.2f}, "
-            f"{100 * counts['wilson_95'][1]:.2f}] on {counts['games']:,}: " + claim
+            f"{seat} seat {percent(counts['wins'] / counts['games'])}% [{percent(counts['wilson_95'][0])}, "
+            f"{percent(counts['wilson_95'][1])}] on {counts['games']:,}: " + claim
             for (seat, (counts, _)), claim in zip(claims.items(), _claims(
                 [None if mark is None else Comparison(counts["wins"], counts["games"], *mark)
                  for counts, mark in claims.values()], f"{thesis.label}'s", thesis.source)))
@@ -355,8 +355,8 @@ def best_markdown(section: Section, run: StudyRun, best: Measured | None) -> lis
     return [
         f"Study `{run.spec.name}`, trial {best.number}: `{re.sub(r' weights=[^;)]*', '', str(best.config))}`.",
         "",
-        (f"Test: **{100 * win:.2f}% [{100 * low:.2f}, {100 * high:.2f}] on {games:,} fresh games** (chosen on "
-        f"validation, {100 * validation['win_rate']:.2f}% on {validation['games']:,} other games; search figure "
+        (f"Test: **{percent(win)}% [{percent(low)}, {percent(high)}] on {games:,} fresh games** (chosen on "
+        f"validation, {percent(validation['win_rate'])}% on {validation['games']:,} other games; search figure "
         f"{100 * best.win_rate:.1f}% on {best.games:,} games, optimistic); {comparison}. Reproduce with "
         f"`{command}`."),
         "",
@@ -390,9 +390,9 @@ def _claims(comparisons: list[Comparison | None], whose: str, source: str) -> li
             continue
         level = next(levels)
         low, high = c.interval(level)
-        found.append(f"{'above' if low > 0 else 'not above'} {whose} {100 * c.their_wins / c.their_games:.2f} "
+        found.append(f"{'above' if low > 0 else 'not above'} {whose} {percent(c.their_wins / c.their_games)} "
                      f"({source}; {c.their_wins:,} of {c.their_games:,}{' implied' if c.implied else ''}): "
-                     f"{100 * c.difference:+.2f} points [{100 * low:+.2f}, {100 * high:+.2f}] "
+                     f"{percent(c.difference, sign=True)} points [{percent(low, sign=True)}, {percent(high, sign=True)}] "
                      f"({100 * (1 - level):.2f}%), p = {c.test[0]:.2g} ({c.test[1]}, Holm over the claims)")
     return found
 
