@@ -290,3 +290,15 @@ def test_a_rate_reads_the_same_from_its_count_and_from_its_stored_rate():
     assert percent(11_069 / 20_000) == "55.35"
     assert percent(-0.0305, sign=True) == "-3.05" and percent(0.015, sign=True) == "+1.50"
     assert percent(float("nan")) == "nan"
+
+
+def test_the_report_says_once_how_rows_are_judged_and_gives_a_reason_only_where_a_row_differs():
+    """The paragraph on verdicts was printed under each of 34 tables; now once, each table's margin line linking to
+    it; and "Where a row differs" stood under tables none of whose rows differ."""
+    text = (REPOSITORY / "docs" / "results.md").read_text()
+    assert text.count("(two one-sided tests at 5%)") == 1 and "\n## How rows are judged\n" in text
+    margins = [line for line in text.splitlines() if line.startswith("Verdicts at a margin")]
+    assert margins and all(line.endswith("([how rows are judged](#how-rows-are-judged)).") for line in margins)
+    for section in text.split("\n## ")[1:]:
+        if "Where a row differs" in section and "| removed |" not in section:  # an ablation counts its rows
+            assert "*differs*" in section or "small difference*" in section, section.splitlines()[0]

@@ -19,7 +19,7 @@ from gamecore.atomic import write_atomically
 from gamecore.published import Published
 from tuning.report_maxima import maximum_verdict, study_maximum
 from tuning.report_sections import column_of, percent, published_field
-from tuning.report_tables import option_flags
+from tuning.report_tables import reproduction
 from tuning.study_results import Measured, StudyRun
 
 README_BEGIN = "<!-- headline: written by lotr report from docs/records and the exports; do not edit -->"
@@ -157,17 +157,9 @@ def published_cell(row: Headline, p: Published | None) -> str:
 
 
 def command(run: StudyRun, row: Headline, m: Measured | None) -> str:
-    """What reproduces the figure: the export played on the test deals again (``lotr eval --config``), or the
-    study run (``lotr tune run``) where there is no export."""
-    config = run.spec.report.get("config")
-    if row.setup or m is None or not config:
-        return f"lotr tune run {Path(run.spec.source).as_posix()}"
-    test = m.chosen["test"]
-    flags = option_flags(run.spec.game, dict(run.spec.options))
-    if test.get("seats"):
-        deals = test["games"] // len(test["seats"])
-        return f"lotr eval --config {config}{flags} --games {deals} --seed {test['seed']} --seat {run.spec.seat}"
-    return f"lotr eval --config {config}{flags} --games {test['games']} --seed {test['seed']}"
+    """What reproduces the figure: the study's chosen trial tested again (``tuning.report_tables.reproduction``), or the study
+    run (``lotr tune run``) for a row of one setup's trial or a study not yet run."""
+    return reproduction(run, None if row.setup or m is None else m.chosen["test"])
 
 
 def headline_lines(runs: dict[str, StudyRun], rows: tuple[Headline, ...] = HEADLINES) -> list[str]:

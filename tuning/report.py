@@ -48,7 +48,7 @@ from tuning.report_tables import (
 )
 from tuning.sampler_comparison import sampler_markdown
 from tuning.study_results import StudyRun, read_study, write_record
-from tuning.verdicts import MARGIN
+from tuning.verdicts import JUDGED_HEADING, how_rows_are_judged
 
 
 @dataclass(frozen=True)
@@ -108,9 +108,10 @@ def header(runs: dict[str, StudyRun], report_sections: list[Section]) -> list[st
         "text and figures on any machine. The studies ran on a 2-core machine at the scale each section states "
         "(trials, games per trial, training episodes), with the code versions the study table gives where their "
         "records keep them. Win rates in percent with their 95% Wilson interval and games; the published ones with "
-        "their normal half-width. Each section that compares rows with published ones ends with how they are "
-        "judged: an equivalence test at the margin its study file declares before the run (default "
-        f"±{MARGIN:g} points) and a difference test with Holm's correction (`tuning/verdicts.py`)."),
+        "their normal half-width. Rows compared with published ones are judged by an equivalence test at the "
+        "margin their study file declares before the run and a difference test with Holm's correction "
+        f"(`tuning/verdicts.py`; [{JUDGED_HEADING.lower()}](#{JUDGED_HEADING.lower().replace(' ', '-')}), below the "
+        "study table)."),
         "",
         "| study | trials | games per trial | training episodes | sampler | code |",
         "|---|---|---|---|---|---|",
@@ -120,7 +121,7 @@ def header(runs: dict[str, StudyRun], report_sections: list[Section]) -> list[st
         episodes = f"{spec.episodes:,}" if spec.trains else "-"
         lines.append(f"| `{name}` | {_trial_count(run)} | {spec.games:,} | {episodes} | {spec.sampler} | "
                      f"{_code_versions(run)} |")
-    return lines + [""]
+    return lines + ["", f"## {JUDGED_HEADING}", "", how_rows_are_judged(), ""]
 
 
 def section_lines(section: Section, runs: dict[str, StudyRun], figures: Path) -> list[str]:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 import re
+from pathlib import Path
 
 import numpy as np
 
@@ -24,7 +25,17 @@ from tuning.report_by_turn import by_turn_markdown
 from tuning.report_sections import Section, cell_text, column_of, percent, sections, table_order
 from tuning.selection import describe
 from tuning.study_results import Measured, StudyRun
-from tuning.verdicts import Comparison, Judged, compare, holm_levels, judge, note, published_count, table_verdict
+from tuning.verdicts import (
+    Comparison,
+    Judged,
+    compare,
+    differing,
+    holm_levels,
+    judge,
+    note,
+    published_count,
+    table_verdict,
+)
 
 
 def judged(pairs: list[tuple[Measured | None, Published | None]], margin: float
@@ -179,8 +190,9 @@ def section_markdown(section: Section, runs: dict[str, StudyRun]) -> list[str]:
         m.oracle for m in trials) else ""
     agreement = table_verdict(judgements, section.margin)
     lines += ["", *([agreement, ""] if agreement else []), note(section.margin)]
-    if section.reason or oracle:
-        lines += ["", ((f"Where a row differs: {section.reason}." if section.reason else "") + oracle).strip()]
+    reason = f"Where a row differs: {section.reason}." if section.reason and differing(judgements) else ""
+    if reason or oracle:
+        lines += ["", (reason + oracle).strip()]
     return lines + [""]
 
 
@@ -323,12 +335,7 @@ def best_markdown(section: Section, run: StudyRun, best: Measured | None) -> lis
     thesis = next(iter(section.published_rows()), None)  # none for a game variant the thesis did not play
     test, validation = best.chosen["test"], best.chosen["validation"]
     win, (low, high), games = test["win_rate"], test["wilson_95"], test["games"]
-    flags = option_flags(section.game, dict(run.spec.options))
-    command = f"lotr eval --config {section.config}{flags} --games {games} --seed {test['seed']}"
-    if test.get("seats"):
-        deals = games // len(test["seats"])
-        command = (f"lotr eval --config {section.config}{flags} --games {deals} --seed {test['seed']} "
-                   f"--seat {run.spec.seat}")
+    command = reproduction(run, test)
     if thesis is None:
         comparison = "no published figure to compare with"
     elif test.get("seats"):
@@ -363,6 +370,19 @@ def best_markdown(section: Section, run: StudyRun, best: Measured | None) -> lis
         *[line for earlier in best.chosen.get("earlier_tests", [])
           for line in (f"An earlier test, replaced: {describe(earlier)}; {earlier['replaced_because']}.", "")],
     ]
+
+
+def reproduction(run: StudyRun, test: dict | None) -> str:
+    """What plays a chosen trial's ``test`` again: the export its study's ``[report] config`` names, on the same
+    deals and seats (``lotr eval --config``), or the study run again where it keeps no export or no test."""
+    config = run.spec.report.get("config")
+    if not config or test is None:
+        return f"lotr tune run {Path(run.spec.source).as_posix()}"
+    flags = option_flags(run.spec.game, dict(run.spec.options))
+    if test.get("seats"):
+        deals = test["games"] // len(test["seats"])
+        return f"lotr eval --config {config}{flags} --games {deals} --seed {test['seed']} --seat {run.spec.seat}"
+    return f"lotr eval --config {config}{flags} --games {test['games']} --seed {test['seed']}"
 
 
 def option_flags(game, options: dict) -> str:

@@ -163,15 +163,30 @@ def table_verdict(judged: list[Judged | None], margin: float) -> str:
             f"±{margin:g} points.")
 
 
+JUDGED_HEADING = "How rows are judged"  # the report's section that says it once; each table links to it
+
+
+def how_rows_are_judged() -> str:
+    """How every section's rows are judged against the published ones (the report says it once)."""
+    return ("Each compared row gets two tests at the margin its study file declares before the run (default "
+            f"±{MARGIN:g} points of win rate; each section names its own): *equivalent* where the 90% interval of the "
+            f"difference lies inside the margin (two one-sided tests at {100 * ALPHA:.0f}%), *differs* where a "
+            "two-sided test of equal rates (pooled two-proportion z, or Fisher's exact test where an expected count "
+            f"is below 5) rejects under Holm's correction over the table's rows at {100 * ALPHA:.0f}% (the "
+            "difference's interval is printed at the level Holm gave the row; it excludes 0 exactly where the row "
+            "differs), *equivalent, small difference* where both hold, *inconclusive* where neither does. A table "
+            "agrees only if every compared row is equivalent. Published games marked *implied* are those its normal "
+            "half-width implies (z^2 p (1 - p) / h^2). A published figure that is a maximum (the best window of many "
+            "trainings) is *descriptive*: shown beside ours, not tested as if it were a sample of games.")
+
+
 def note(margin: float) -> str:
-    """How the section's rows are judged, with its margin."""
-    return (f"Verdicts at a margin of ±{margin:g} points, declared in the study file before the run: *equivalent* "
-            f"where the 90% interval of the difference lies inside it (two one-sided tests at {100 * ALPHA:.0f}%), "
-            "*differs* where a two-sided test of equal rates (pooled two-proportion z, or Fisher's exact test where "
-            f"an expected count is below 5) rejects under Holm's correction over the table's rows at "
-            f"{100 * ALPHA:.0f}% (the difference's interval is printed at the level Holm gave the row; it excludes 0 "
-            "exactly where the row differs), *equivalent, small difference* where both hold, *inconclusive* where "
-            "neither does. A table agrees only if every compared row is equivalent. Published games marked "
-            "*implied* are those its normal half-width implies (z^2 p (1 - p) / h^2). A published figure that is a "
-            "maximum (the best window of many trainings) is *descriptive*: shown beside ours, not tested as if it "
-            "were a sample of games.")
+    """The line under a judged table: its margin, and where the report says how rows are judged."""
+    anchor = JUDGED_HEADING.lower().replace(" ", "-")
+    return (f"Verdicts at a margin of ±{margin:g} points, declared in the study file before the run "
+            f"([{JUDGED_HEADING.lower()}](#{anchor})).")
+
+
+def differing(judged: list[Judged | None]) -> bool:
+    """Whether a compared row differs from its published one (*differs*, or *equivalent, small difference*)."""
+    return any(j is not None and "differ" in j.verdict for j in judged)
