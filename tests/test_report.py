@@ -115,7 +115,8 @@ def test_the_report_reads_no_earlier_report(tmp_path):
     assert "| `openspiel-check` | no record | 500 | - | grid | - |" in text
     section = text[text.index("## An outside check"):]
     assert section.startswith(f"## {load_study(tmp_path / 'openspiel-check.toml').report['title']}\n\n"
-                              "Studies: `openspiel-check`: no record.\n\n500 hard deals of seed 4242")
+                              "Studies: `openspiel-check`: no record.\n\nNot run here: `lotr tune run "
+                              f"{(tmp_path / 'openspiel-check.toml').as_posix()}` runs it.\n\n500 hard deals of seed 4242")
     assert "run elsewhere" not in text and "| 5 |" not in text
 
 

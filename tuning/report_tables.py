@@ -92,11 +92,15 @@ def _seat_counts(m: Measured | None) -> str:
 
 
 def studies_line(section: Section, runs: dict[str, StudyRun]) -> list[str]:
-    """The section's studies with their trials, or "no record" for a study neither stored nor recorded here."""
+    """The section's studies with their trials; for those neither stored nor recorded here, what runs them."""
     def trials(run: StudyRun) -> str:
         return "no record" if run.trials is None else f"{len(run.trials)} trial" + "s" * (len(run.trials) != 1)
 
-    return ["Studies: " + ", ".join(f"`{name}`: {trials(runs[name])}" for name in section.studies) + ".", ""]
+    missing = [runs[name].spec.source for name in section.studies if runs[name].trials is None]
+    run_them = ["", "Not run here: " + ", ".join(f"`lotr tune run {Path(source).as_posix()}`" for source in missing)
+                + " runs " + ("it" if len(missing) == 1 else "them") + "."] if missing else []
+    return ["Studies: " + ", ".join(f"`{name}`: {trials(runs[name])}" for name in section.studies) + ".",
+            *run_them, ""]
 
 
 def _trials(section: Section, runs: dict[str, StudyRun]) -> list[Measured]:
