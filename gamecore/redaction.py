@@ -15,11 +15,26 @@ from __future__ import annotations
 import re
 
 HIDDEN = "***"
-# scheme://userinfo@ : the userinfo of any URL in a text (up to its last "@" before the path: a password may hold one)
-_USERINFO = re.compile(r"(?P<scheme>\b[A-Za-z][A-Za-z0-9+.-]*://)(?P<userinfo>[^/?#\s]*)@")
-# a password or token given as a query parameter (libpq's ?password=..., a ?token=...)
-_QUERY_SECRET = re.compile(r"(?P<key>[?&;](?:password|passwd|pwd|token|access_token|secret|api_key)=)[^&;#\s'\"]*",
-                           re.IGNORECASE)
+# scheme://user:password@ of any URL in a text, or a bare scheme://token@: the password may hold / ? # and @ (up to
+# the last "@" before the host's path), as SQLAlchemy and libpq read them unescaped
+_USERINFO = re.compile(r"(?P<scheme>\b[A-Za-z][A-Za-z0-9+.-]*://)"
+                       r"(?P<userinfo>[^/?#\s@:]*(?::[^@\s]*(?:@[^@\s/]*)*)?)@")
+# a password or token given as a query parameter (libpq's ?password=... and ?sslpassword=..., a ?token=...)
+_QUERY_SECRET = re.compile(r"(?P<key>[?&;](?:password|passwd|pwd|sslpassword|token|access_token|secret|client_secret|"
+                           r"api_key|apikey)=)[^&;#\s'\"]*", re.IGNORECASE)
+# the URL's password as a driver reads it (up to the last "@"): remembered, it is hidden wherever it appears, even
+# where no URL pattern finds it (a password with a space, or a driver's message quoting part of the URL)
+_PASSWORD = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^/?#@:]*:(?P<password>.+)@", re.DOTALL)
+SHORTEST_REMEMBERED = 4  # a shorter password is hidden by the URL patterns only (hiding "ab" everywhere garbles text)
+_remembered: set[str] = set()
+
+
+def remember(url: str | None) -> None:
+    """Hide the password of ``url`` (a storage or tracking URL this process was given) in every text ``redact``
+    sees from now on, wherever it appears."""
+    found = _PASSWORD.match(url or "")
+    if found and len(found["password"]) >= SHORTEST_REMEMBERED:
+        _remembered.add(found["password"])
 _BARE_TOKEN_SCHEMES = ("http://", "https://", "ws://", "wss://")  # https://TOKEN@host: the userinfo is the secret
 
 
@@ -27,7 +42,10 @@ def redact(text: str) -> str:
     """``text`` with the credentials of every URL in it hidden: ``user:PASSWORD@`` becomes ``user:***@``, a bare
     ``TOKEN@`` of an http(s) URL ``***@``, and ``?password=...`` ``?password=***``. A user name alone stays (a
     database role is no secret)."""
-    return _QUERY_SECRET.sub(lambda m: f"{m['key']}{HIDDEN}", _USERINFO.sub(_hide_userinfo, str(text)))
+    text = str(text)
+    for secret in sorted(_remembered, key=len, reverse=True):
+        text = text.replace(secret, HIDDEN)
+    return _QUERY_SECRET.sub(lambda m: f"{m['key']}{HIDDEN}", _USERINFO.sub(_hide_userinfo, text))
 
 
 def has_credentials(url: str) -> bool:

@@ -44,9 +44,28 @@ tracking_uri = "{tracking}"
     ("error at ray://u:S3CRET@head:10001: refused", "error at ray://u:***@head:10001: refused"),
     ("postgresql://postgres@127.0.0.1/test", "postgresql://postgres@127.0.0.1/test"),  # a role name is no secret
     ("sqlite:////tmp/a.db and journal:x.journal", "sqlite:////tmp/a.db and journal:x.journal"),
-], ids=["storage", "tracking", "token", "at-sign", "query", "in-text", "user-only", "files"])
+    ("postgresql://u:se/cr#e?t@h:5432/db", "postgresql://u:***@h:5432/db"),  # SQLAlchemy reads them unescaped
+    ("postgresql://u:sec@ret@h:5432/db: refused", "postgresql://u:***@h:5432/db: refused"),
+    ("postgresql://u@h/db?sslpassword=S3CRET", "postgresql://u@h/db?sslpassword=***"),
+    ("https://host:8080/x failed; write to admin@example.org", "https://host:8080/x failed; write to admin@example.org"),
+], ids=["storage", "tracking", "token", "at-sign", "query", "in-text", "user-only", "files", "path-characters",
+        "two-at-signs", "sslpassword", "no-userinfo"])
 def test_redact_hides_every_form_of_credentials(url, shown):
     assert redact(url) == shown
+
+
+@pytest.mark.parametrize("password", ["se/cr#e?t", "S3 CRET"])
+def test_a_password_no_url_pattern_reads_is_printed_by_no_command(tmp_path, password):
+    """A password with a space or the URL's own separators, in a storage URL on the command line: the dry run and
+    the error of an unreachable server print it nowhere (it printed whole)."""
+    (tmp_path / "sec.toml").write_text(STUDY.format(tracking="sqlite:///mlflow.db"))
+    for args in (("tune", "run", "sec.toml", "--dry-run", "--storage",
+                  f"postgresql://postgres:{password}@127.0.0.1:5432/test"),
+                 ("tune", "export", "sec", "--storage", f"postgresql://postgres:{password}@127.0.0.1:9/test",
+                  "--out", "x.toml")):
+        done = run_gametune(tmp_path, *args)
+        assert "***" in done.stdout + done.stderr, done.stdout + done.stderr
+        assert password not in done.stdout + done.stderr and "CRET" not in done.stdout + done.stderr
 
 
 def _database_text(url: str) -> str:

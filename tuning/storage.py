@@ -113,12 +113,15 @@ def storage_object(url: str, liveness: Liveness = Liveness(), writes: bool = Fal
     kwargs = {"connect_args": {"connect_timeout": CONNECT_SECONDS}} if is_postgres(url) else {}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
-        make = lambda: optuna.storages.RDBStorage(  # noqa: E731
+        make = lambda: _opened(url, lambda: optuna.storages.RDBStorage(  # noqa: E731
             url, engine_kwargs=kwargs, heartbeat_interval=liveness.heartbeat_interval,
-            grace_period=liveness.grace_period,
-            heartbeat_stale_trial_callback=retry,
-        )
+            grace_period=liveness.grace_period, heartbeat_stale_trial_callback=retry, skip_table_creation=not writes,
+        ))
         store = local_store(url)
+        if not writes:  # a reader creates nothing: no tables, no lock file, no SQLite file
+            if not _holds_optuna_tables(url):
+                raise SpecError(f"storage {redact(url)}: holds no Optuna study (no Optuna tables); nothing to read")
+            return make()
         if store is not None:  # SQLite: tables created by one process at a time
             with _file_lock(Path(f"{store}.lock")):
                 return make()
@@ -126,6 +129,35 @@ def storage_object(url: str, liveness: Liveness = Liveness(), writes: bool = Fal
             return make()
         with _advisory_lock(url, "optuna-tables", wait=True):
             return make()
+
+
+def _opened(url: str, make):
+    """``make()``, a database storage of ``url``; a one-line SpecError where its driver is missing or the server
+    refuses the URL (an unknown option, an unreachable host)."""
+    import sqlalchemy
+
+    try:
+        return make()
+    except (sqlalchemy.exc.SQLAlchemyError, ImportError) as error:
+        reason = str(getattr(error, "orig", None) or error).strip().splitlines()[0]
+        what = "unreachable" if isinstance(error, sqlalchemy.exc.OperationalError) else "cannot open it"
+        raise SpecError(f"storage {redact(url)}: {what}: {redact(reason)}") from None
+
+
+def _holds_optuna_tables(url: str) -> bool:
+    """Whether the database of ``url`` holds Optuna's tables, read without writing: an SQLite file read-only (a
+    missing file holds none), a server through one connection."""
+    import sqlalchemy
+
+    store = local_store(url)
+    if store is not None:
+        return store.is_file() and "studies" in (sqlite_tables(store) or set())
+    kwargs = {"connect_args": {"connect_timeout": CONNECT_SECONDS}} if is_postgres(url) else {}
+    engine = _opened(url, lambda: sqlalchemy.create_engine(url, poolclass=sqlalchemy.pool.NullPool, **kwargs))
+    try:
+        return _opened(url, lambda: sqlalchemy.inspect(engine).has_table("studies"))
+    finally:
+        engine.dispose()
 
 
 def check_local_store(url: str) -> None:
@@ -332,14 +364,10 @@ def _advisory_lock(url: str, key: str, wait: bool):
     import sqlalchemy
 
     number = int.from_bytes(hashlib.sha256(key.encode()).digest()[:8], "big", signed=True)
-    engine = sqlalchemy.create_engine(url, poolclass=sqlalchemy.pool.NullPool,
-                                      connect_args={"connect_timeout": CONNECT_SECONDS})
+    engine = _opened(url, lambda: sqlalchemy.create_engine(url, poolclass=sqlalchemy.pool.NullPool,
+                                                           connect_args={"connect_timeout": CONNECT_SECONDS}))
     try:
-        try:
-            connection = engine.connect().execution_options(isolation_level="AUTOCOMMIT")
-        except sqlalchemy.exc.OperationalError as error:
-            reason = str(error.orig or error).strip().splitlines()[0]
-            raise SpecError(f"storage {redact(url)}: unreachable: {redact(reason)}") from None
+        connection = _opened(url, lambda: engine.connect().execution_options(isolation_level="AUTOCOMMIT"))
         with connection:
             query = "SELECT pg_advisory_lock(:k)" if wait else "SELECT pg_try_advisory_lock(:k)"
             held = connection.execute(sqlalchemy.text(query), {"k": number}).scalar() is not False

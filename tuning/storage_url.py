@@ -15,6 +15,7 @@ import re
 from pathlib import Path
 
 from agents.specs import SpecError
+from gamecore.redaction import remember
 
 JOURNAL = "journal:"
 FILE_SUFFIXES = {".journal": JOURNAL, ".db": "sqlite:///", ".sqlite": "sqlite:///", ".sqlite3": "sqlite:///"}
@@ -25,6 +26,7 @@ def storage_url(given: str) -> str:
     """The storage URL of ``given``: a URL as it is, a path to a ``.journal`` or ``.db`` (``.sqlite``) file as
     ``journal:<path>`` or ``sqlite:///<path>``; a one-line SpecError for anything else."""
     if given.startswith(JOURNAL) or "://" in given:
+        remember(given)
         return given
     prefix = FILE_SUFFIXES.get(Path(given).suffix.lower())
     if prefix is None:

@@ -36,7 +36,7 @@ from sqlalchemy.pool import NullPool
 
 from agents.specs import SpecError
 from gamecore.cache_folder import cache_folder
-from gamecore.redaction import redact
+from gamecore.redaction import redact, remember
 from tuning.storage import sqlite_tables
 from tuning.storage_url import local_store
 
@@ -54,6 +54,7 @@ def check_tracking_store(tracking_uri: str | None, source: str = STUDY_FILE, sto
     naming where the URI came from (``source`` when it is given). A store that is the study's ``storage``, or a
     file that is no MLflow store, is refused. Creates nothing."""
     uri = tracking_uri or get_tracking_uri()
+    remember(uri)
     origin = uri_origin(tracking_uri, source)
     _check_reachable(uri, origin)
     path = _sqlite_path(uri)
