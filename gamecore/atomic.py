@@ -37,3 +37,23 @@ def write_atomically(path: str | Path, data: str | bytes) -> None:
     """Write ``data`` (text as UTF-8) to ``path`` whole or not at all (``atomic_path``)."""
     with atomic_path(path) as temporary:
         temporary.write_bytes(data.encode("utf-8") if isinstance(data, str) else data)
+
+
+def writable_file(path: str | Path, flag: str = "--out", suffixes: tuple[str, ...] = (),
+                  not_same_as: str | Path | None = None) -> Path:
+    """``path`` if a file can be written there, checked before any work: ValueError, one line naming ``flag``,
+    where it is a folder, its folder is missing or read-only, its suffix is not one of ``suffixes`` (any when
+    empty), or it is the file ``not_same_as`` (an input the command reads)."""
+    path = Path(path)
+    if path.is_dir():
+        raise ValueError(f"{flag} {path}: is a folder; give a file")
+    if suffixes and path.suffix.lower() not in suffixes:
+        raise ValueError(f"{flag} {path}: expected a {' or '.join(suffixes)} file")
+    folder = path.resolve().parent
+    if not folder.is_dir():
+        raise ValueError(f"{flag} {path}: no folder {folder}; create it first")
+    if not os.access(folder, os.W_OK):
+        raise ValueError(f"{flag} {path}: cannot write in {folder}")
+    if not_same_as is not None and path.exists() and path.resolve() == Path(not_same_as).resolve():
+        raise ValueError(f"{flag} {path}: is the file this command reads; give another file")
+    return path

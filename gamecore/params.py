@@ -80,6 +80,8 @@ class Param:
 NO_LIMITS = "--no-limits"  # the flag of gametune eval, train, tune run, tune worker and warm-up that lifts the caps
 LIMITS = {  # a cap on how much is run: a study file's key or a command-line flag (--n-trials: n_trials) -> its cap
     "games": 10_000_000,  # games of a trial, a validation, a test (objective, validation, test), of gametune eval
+    "deals": 10_000_000,  # deals of a game's own command (lotr limit)
+    "nodes": 100_000_000,  # decisions a search may visit for one deal (lotr limit)
     "episodes": 100_000_000,  # training games of a trial ([training]) or of gametune train
     "envs": 4_096,  # games stepped together in training
     "window": 100_000_000,  # episodes of gametune train's moving win rate (as many as the episodes)
@@ -100,6 +102,24 @@ def over_cap(name: str, value: float, limits: bool = True) -> str:
     if not limits or value <= cap:
         return ""
     return f"at most {cap:,} (the cap on {name}; {NO_LIMITS} lifts it)"
+
+
+def add_capped(command: argparse.ArgumentParser, flag: str, **kwargs) -> None:
+    """A whole-number flag whose value is capped by ``LIMITS`` (its name: the flag's, ``--n-trials``: n_trials)
+    unless the command's --no-limits is given; checked once every flag is read (``tuning.cli.parse_command_line``,
+    which parses every command, a game's own ones too)."""
+    action = command.add_argument(flag, type=positive_int, **kwargs)
+    assert action.dest in LIMITS, f"no cap on {flag}"
+    command.set_defaults(capped=(*(command.get_default("capped") or ()), (action.dest, flag)))
+
+
+def add_no_limits(command: argparse.ArgumentParser, study: bool = False) -> None:
+    """The command's --no-limits, after its capped flags (named in its help, with the study file's keys)."""
+    caps = [f"{flag} {LIMITS[dest]:,}" for dest, flag in command.get_default("capped") or ()]
+    caps += ["the study file's games, episodes, envs, trials, top_k, workers and seconds"] if study else []
+    command.add_argument(NO_LIMITS, action="store_true",
+                         help=f"lift the caps ({'; '.join(caps)}) that stop a mistyped number from allocating or "
+                              "forking that much")
 
 
 def _command_line_integer(value: str, fits: Callable[[int], bool], expected: str, outside: str) -> int:

@@ -14,13 +14,12 @@ import argparse
 import json
 import sys
 import time
-from pathlib import Path
 
 from agents.play import role_agents
 from agents.setup import Setup, parse_assignment
-from gamecore.atomic import write_atomically
+from gamecore.atomic import writable_file, write_atomically
 from gamecore.errors import SpecError
-from gamecore.params import positive_int, seed_int
+from gamecore.params import add_capped, add_no_limits, seed_int
 from gamecore.rng import derive_seed
 from lotr_sim import layout as L
 from lotr_sim.errors import TooManyActionsError
@@ -32,9 +31,10 @@ def arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--setup", default="random", help="the agents that play the games (default: random)")
     parser.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
                         help="a game option, e.g. rules=published (repeatable)")
-    parser.add_argument("--games", type=positive_int, default=2000)
+    add_capped(parser, "--games", default=2000)
     parser.add_argument("--seed", type=seed_int, default=0)
     parser.add_argument("--out", help="also write the JSON result to this file (lotr report reads docs/choices-*.json)")
+    add_no_limits(parser)
 
 
 def count_choices(setup: Setup, options: dict, games: int, seed: int) -> dict:
@@ -72,9 +72,9 @@ def run(args) -> int:
         setup = Setup.parse(args.setup, GAME)
         options = GAME.check_options({"difficulty": args.difficulty, **dict(map(parse_assignment, args.option))},
                                      "--option")
-        if args.out and not Path(args.out).resolve().parent.is_dir():
-            raise SpecError(f"--out {args.out}: its folder does not exist; make it first")
-    except SpecError as error:
+        if args.out:
+            writable_file(args.out, suffixes=(".json",))
+    except (SpecError, ValueError) as error:
         print(f"lotr choices: {error}", file=sys.stderr)
         return 2
     start = time.perf_counter()

@@ -17,9 +17,9 @@ from numba.typed import Dict
 from agents.evaluation import evaluate_setup, play_side
 from agents.search import compiled
 from agents.setup import Setup, parse_assignment
-from gamecore.atomic import write_atomically
+from gamecore.atomic import writable_file, write_atomically
 from gamecore.errors import SpecError
-from gamecore.params import positive_int, seed_int
+from gamecore.params import add_capped, add_no_limits, seed_int
 from gamecore.rng import mix64
 from gamecore.stats import wilson_interval
 from lotr_sim import kernels
@@ -214,15 +214,16 @@ def arguments(parser: argparse.ArgumentParser) -> None:
                         help="all three quest stages (the game option full_scenario; default: the first quest)")
     parser.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
                         help="a game option, e.g. full_scenario=true (repeatable; the limit plays the corrected rules)")
-    parser.add_argument("--deals", type=positive_int, default=1000)
+    add_capped(parser, "--deals", default=1000)
     parser.add_argument("--seed", type=seed_int, default=0)
-    parser.add_argument("--nodes", type=positive_int, default=NODES, help="decisions searched per deal before giving up")
-    parser.add_argument("--workers", type=positive_int, default=1, help="processes for the ORACLE searches")
+    add_capped(parser, "--nodes", default=NODES, help="decisions searched per deal before giving up")
+    add_capped(parser, "--workers", default=1, help="processes for the ORACLE searches")
     parser.add_argument("--agent", metavar="CONFIG",
                         help="an honest agent's configuration (e.g. studies/lotr/best-full/agent.toml) played on the same "
                              "deals first: its wins are winning lines, and the report sets it against the limit")
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
     parser.add_argument("--out", help="also write the JSON result to this file (lotr report reads docs/limit-*.json)")
+    add_no_limits(parser)
 
 
 def _options(args) -> dict:
@@ -242,7 +243,9 @@ def _options(args) -> dict:
 def run(args) -> int:
     try:
         options = _options(args)
-    except SpecError as error:
+        if args.out:
+            writable_file(args.out, suffixes=(".json",))
+    except (SpecError, ValueError) as error:
         print(f"lotr limit: {error}", file=sys.stderr)
         return 2
     if args.agent:

@@ -641,3 +641,32 @@ def test_gametune_eval_refuses_a_trillion_games(tmp_path):
     assert done.returncode == 2 and "Traceback" not in done.stderr and done.stdout == ""
     assert _one_line(done.stderr).endswith(
         f"eval: error: argument --games: must be at most 10,000,000 (the cap on games; {NO_LIMITS}), got {10**12}")
+
+
+BAD_OUTPUTS = [  # each was found to fail after its work (a whole study, a training, a search) or with a traceback
+    (("tune", "run", "s.toml", "--out", "x.txt"), "--out x.txt: expected a .toml or .json file"),
+    (("tune", "run", "s.toml", "--out", "folder.toml"), "--out folder.toml: is a folder"),
+    (("tune", "export", "s.toml", "--out", "s.toml"), "--out s.toml: is the file this command reads"),
+    (("tune", "export", "s.toml", "--out", "missing/x.toml"), "--out missing/x.toml: no folder"),
+    (("tune", "init", "--game", "nim", "--setup", "mcts", "--out", "folder.toml"), "--out folder.toml: is a folder"),
+    (("play", "--game", "carcassonne", "--png", "x.txt"), "--png x.txt: expected a .png file"),
+    (("play", "--game", "carcassonne", "--png", "missing/x.png"), "--png missing/x.png: no folder"),
+    (("train", "--game", "nim", "--setup", "rl-random", "--episodes", "2", "--out", "s.toml"),
+     "--out s.toml: is a file; give a folder"),
+    (("lotr", "choices", "--games", "1", "--out", "folder.toml"), "--out folder.toml: is a folder"),
+    (("lotr", "limit", "--deals", "1", "--out", "missing/x.json"), "--out missing/x.json: no folder"),
+    (("lotr", "choices", "--games", str(10**20)), "--games: must be at most 10,000,000"),
+    (("lotr", "limit", "--nodes", str(10**20)), "--nodes: must be at most 100,000,000"),
+    (("lotr", "limit", "--deals", str(10**20)), "--deals: must be at most 10,000,000"),
+]
+
+
+@pytest.mark.parametrize("argv, message", BAD_OUTPUTS, ids=[" ".join(a[:2]) + f" {i}" for i, (a, _) in
+                                                            enumerate(BAD_OUTPUTS)])
+def test_a_bad_output_path_or_count_is_one_line_before_any_work(capsys, tmp_path, monkeypatch, argv, message):
+    monkeypatch.chdir(tmp_path)
+    shutil.copy(ROOT / "studies" / "lotr" / "mcts-hpo.toml", "s.toml")
+    (tmp_path / "folder.toml").mkdir()
+    code, out, err = run_cli(capsys, *argv)
+    assert code == 2 and len(err.strip().splitlines()) == 1 and message in err, err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["folder.toml", "s.toml"]  # nothing written, nothing run

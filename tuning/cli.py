@@ -21,8 +21,9 @@ from agents.evaluation import SEATS
 from agents.executors import EXECUTORS
 from agents.interruption import Interrupted, stop_signals
 from agents.specs import SpecError, agent_names
+from gamecore.atomic import writable_file
 from gamecore.interface import Game, imported
-from gamecore.params import LIMITS, NO_LIMITS, over_cap, positive_int, seed_int
+from gamecore.params import LIMITS, add_capped, add_no_limits, over_cap, seed_int
 from gamecore.redaction import redact
 from tuning.cli_setup import add_setup_arguments, loadable_games, options_of, setup_of
 from tuning.storage_url import STORAGE_FORMS
@@ -34,23 +35,6 @@ class _Parser(argparse.ArgumentParser):
 
     def error(self, message: str):
         self.exit(2, f"{self.prog}: error: {redact(message)}\n")
-
-
-def _capped(command: argparse.ArgumentParser, flag: str, **kwargs) -> None:
-    """A whole-number flag whose value is capped by ``LIMITS`` (its name: the flag's, ``--n-trials``: n_trials)
-    unless the command's --no-limits is given; checked by ``parse_command_line`` once every flag is read."""
-    action = command.add_argument(flag, type=positive_int, **kwargs)
-    assert action.dest in LIMITS, f"no cap on {flag}"
-    command.set_defaults(capped=(*(command.get_default("capped") or ()), (action.dest, flag)))
-
-
-def _add_no_limits(command: argparse.ArgumentParser, study: bool = False) -> None:
-    """The command's --no-limits, after its capped flags (named in its help, with the study file's keys)."""
-    caps = [f"{flag} {LIMITS[dest]:,}" for dest, flag in command.get_default("capped") or ()]
-    caps += ["the study file's games, episodes, envs, trials, top_k, workers and seconds"] if study else []
-    command.add_argument(NO_LIMITS, action="store_true",
-                         help=f"lift the caps ({'; '.join(caps)}) that stop a mistyped number from allocating or "
-                              "forking that much")
 
 
 def _games_help() -> str:
@@ -93,10 +77,10 @@ def build_parser(game_name: str | None = None, prog: str | None = None) -> argpa
     evaluate = commands.add_parser("eval", help="win rate of a setup over many games")
     add_setup_arguments(evaluate)
     evaluate.set_defaults(handler=_eval, command_parser=evaluate)
-    _capped(evaluate, "--games", default=10_000,
+    add_capped(evaluate, "--games", default=10_000,
             help="games to play (default 10,000; --seat both: each deal in both seats counts twice)")
     evaluate.add_argument("--seed", type=seed_int, default=0, help="game i is dealt from (seed, i)")
-    _capped(evaluate, "--workers", default=1,
+    add_capped(evaluate, "--workers", default=1,
             help="local worker processes playing the games (default 1; a Ray cluster: its CPUs)")
     evaluate.add_argument("--json", action="store_true", help="print the result as JSON")
     evaluate.add_argument("--executor", choices=EXECUTORS, default="local",
@@ -105,7 +89,7 @@ def build_parser(game_name: str | None = None, prog: str | None = None) -> argpa
     evaluate.add_argument("--seat", choices=SEATS, default="first",
                           help="two-player games: the evaluated agent's seat (default first, as the thesis's tables; "
                                "both: every deal in each seat)")
-    _add_no_limits(evaluate)
+    add_no_limits(evaluate)
 
     train = commands.add_parser("train", help="train the rl stages of a setup")
     add_setup_arguments(train)
@@ -118,19 +102,19 @@ def build_parser(game_name: str | None = None, prog: str | None = None) -> argpa
         ("--epsilon", str, "q-macro exploration rate"),
     ):
         train.add_argument(name, type=kind, help=f"every rl stage: {help_text} (same as --set {name[2:]}=...)")
-    _capped(train, "--episodes", default=10_000, help="training games (default 10,000)")
+    add_capped(train, "--episodes", default=10_000, help="training games (default 10,000)")
     train.add_argument("--seed", type=seed_int, default=0, help="training deals and network initialisation")
-    _capped(train, "--envs", default=1, help="games stepped together (vectorised training)")
-    _capped(train, "--window", default=1000, help="episodes of the moving win rate")
+    add_capped(train, "--envs", default=1, help="games stepped together (vectorised training)")
+    add_capped(train, "--window", default=1000, help="episodes of the moving win rate")
     train.add_argument("--out", help="folder for the checkpoints (agent.toml + weights; final/ for the last ones)")
-    _add_no_limits(train)
+    add_no_limits(train)
 
     tune = commands.add_parser("tune", help="hyperparameter studies")
     tune_commands = tune.add_subparsers(dest="tune_command", required=True, parser_class=_Parser)
     run = tune_commands.add_parser("run", help="run or resume the study of a study file")
     run.add_argument("study", help="a study file, e.g. studies/lotr/mcts-hpo.toml")
-    _capped(run, "--n-trials", help="trial budget (complete + pruned), overriding the file's")
-    _capped(run, "--workers", help="local worker processes, overriding the file's")
+    add_capped(run, "--n-trials", help="trial budget (complete + pruned), overriding the file's")
+    add_capped(run, "--workers", help="local worker processes, overriding the file's")
     run.add_argument("--storage", help=f"the study's storage: {STORAGE_FORMS} (default: the file's, else "
                      "<name>.db for one worker, <name>.journal for several, here)")
     run.add_argument("--out", help="where to export the best configuration (default <name>-best.toml)")
@@ -142,7 +126,7 @@ def build_parser(game_name: str | None = None, prog: str | None = None) -> argpa
                      "another claim; the reason is recorded beside the result")
     run.add_argument("--replicate", action="store_true", help="run the study again unchanged on the fresh seed its "
                      "[report] replicate declares, as the study <name>-seed<S> (its section shows both runs)")
-    _add_no_limits(run, study=True)
+    add_no_limits(run, study=True)
     run.set_defaults(handler=_tune_run, command_parser=run)
     init = tune_commands.add_parser("init", help="write a commented study file for a game and a setup (every key "
                                     "with its default and meaning; the agents' parameters as a space to narrow)")
@@ -154,10 +138,10 @@ def build_parser(game_name: str | None = None, prog: str | None = None) -> argpa
     worker = tune_commands.add_parser("worker", help="join a running study (any machine) until its budget is met")
     worker.add_argument("study", help="the study file the study was started from")
     worker.add_argument("--storage", required=True, help=f"the study's shared storage: {STORAGE_FORMS}")
-    _capped(worker, "--n-trials", help="trial budget, overriding the file's")
-    _capped(worker, "--wait", default=600,
+    add_capped(worker, "--n-trials", help="trial budget, overriding the file's")
+    add_capped(worker, "--wait", default=600,
             help="seconds to wait for lotr tune run to start the study (workers launched together)")
-    _add_no_limits(worker, study=True)
+    add_no_limits(worker, study=True)
     worker.set_defaults(handler=_tune_worker, command_parser=worker)
     retest = tune_commands.add_parser("retest", help="play a study's export again on the study file's (fresh) test "
                                       "seed; the earlier test stays beside the new one")
@@ -166,9 +150,9 @@ def build_parser(game_name: str | None = None, prog: str | None = None) -> argpa
     retest.add_argument("--why", required=True, help="why the earlier test is replaced (recorded beside it)")
     retest.add_argument("--docs", default="docs", help="the report's folder: the study's record in its records/ is "
                         "updated too (default docs)")
-    _capped(retest, "--workers", default=1, help="local processes playing the games")
+    add_capped(retest, "--workers", default=1, help="local processes playing the games")
     retest.add_argument("--reuse-test-seed", metavar="REASON", help="as for tune run")
-    _add_no_limits(retest, study=True)
+    add_no_limits(retest, study=True)
     retest.set_defaults(handler=_tune_retest, command_parser=retest)
     export = tune_commands.add_parser("export", help="write the study's best configuration (TOML or JSON)")
     export.add_argument("study", nargs="?", help="the study file or the study's name (or give --run-id)")
@@ -188,9 +172,9 @@ def build_parser(game_name: str | None = None, prog: str | None = None) -> argpa
                                   "first play, eval or study then starts at once")
     warm_up.add_argument("--game", action="append", choices=gamecore.names(),
                          help="only this game (repeatable; default: every game)")
-    _capped(warm_up, "--workers", default=min(os.cpu_count() or 1, LIMITS["workers"]),
+    add_capped(warm_up, "--workers", default=min(os.cpu_count() or 1, LIMITS["workers"]),
             help="processes compiling at once (default: this machine's cores)")
-    _add_no_limits(warm_up)
+    add_no_limits(warm_up)
     warm_up.set_defaults(handler=_warm_up, command_parser=warm_up)
     for commands_of, name in ((commands, "report"), (tune_commands, "report")):
         report = commands_of.add_parser(name, help="the finished studies next to the thesis's numbers (Markdown + PNG)")
@@ -233,6 +217,8 @@ def _train(parser, args) -> int:
         if getattr(args, name) is not None:
             args.set.append(f"{name}={getattr(args, name)}")
     setup = setup_of(parser, args)
+    if args.out and Path(args.out).exists() and not Path(args.out).is_dir():
+        parser.error(f"--out {args.out}: is a file; give a folder for the checkpoints")
     try:
         result = train(
             setup,
@@ -253,6 +239,14 @@ def _train(parser, args) -> int:
     return 0
 
 
+def _writable(parser, path, flag: str = "--out", **checks) -> None:
+    """``gamecore.atomic.writable_file``, its refusal as argparse's one line: checked before any work."""
+    try:
+        writable_file(path, flag, **checks)
+    except ValueError as error:
+        parser.error(str(error))
+
+
 def _tune_run(parser, args) -> int:
     from tuning.orchestrator import run_replicate, run_study
     from tuning.storage import check_storage, storage_for
@@ -268,6 +262,8 @@ def _tune_run(parser, args) -> int:
         if args.executor or args.ray_address:
             spec = dataclasses.replace(spec, executor=args.executor or spec.executor,
                                        ray_address=args.ray_address or spec.ray_address)
+        if args.out:
+            _writable(parser, args.out, suffixes=(".toml", ".json"), not_same_as=args.study)
         if args.dry_run:
             storage = check_storage(storage_for(spec.name, args.storage or spec.storage, args.workers or spec.workers))
             print(spec.resolved(storage, check_tracking_store(spec.tracking_uri, storage=storage)))
@@ -307,10 +303,9 @@ def _tune_init(parser, args) -> int:
     try:
         text = study_template(args.game, args.setup)
         out = Path(args.out or f"{tomllib.loads(text)['name']}.toml")
-        if out.exists():
+        if out.exists() and not out.is_dir():
             parser.error(f"--out {out}: exists; give another file (a study file is never overwritten)")
-        if not out.parent.is_dir():
-            parser.error(f"--out {out}: no folder {out.parent}; create it first")
+        _writable(parser, out, suffixes=(".toml",))
         wanted = tomllib.loads(text)["test"]["seed"]
         if (seed := fresh_test_seed(out, wanted)) != wanted:  # a seed its ledger gives to no claim yet
             text = study_template(args.game, args.setup, test_seed=seed)
@@ -339,6 +334,7 @@ def _tune_export(parser, args) -> int:
 
     if (args.study is None) == (args.run_id is None):
         parser.error("give a study file, a study name or --run-id")
+    _writable(parser, args.out, suffixes=(".toml", ".json"), not_same_as=args.study)
     try:
         if args.run_id:
             from tuning.tracking import export_run
@@ -403,6 +399,8 @@ def _play(parser, args) -> int:
     if args.png and not draw:
         parser.error(f"--png: {setup.game} has no picture; games that draw: "
                      f"{', '.join(game.name for game in loadable_games() if game.command_line.draw) or 'none'}")
+    if args.png:
+        _writable(parser, args.png, "--png", suffixes=(".png",))
     try:
         game = play_traced_game(setup, args.seed, **options_of(parser, args, setup))
     except SpecError as error:
