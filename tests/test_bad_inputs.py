@@ -670,3 +670,16 @@ def test_a_bad_output_path_or_count_is_one_line_before_any_work(capsys, tmp_path
     code, out, err = run_cli(capsys, *argv)
     assert code == 2 and len(err.strip().splitlines()) == 1 and message in err, err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["folder.toml", "s.toml"]  # nothing written, nothing run
+
+
+def test_a_dry_run_refuses_what_the_run_would(capsys, tmp_path, monkeypatch):
+    """A folder as the store, and a grace period a live worker's heartbeats cannot meet: the dry run passed both."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "dir.journal").mkdir()
+    text = (ROOT / "studies" / "lotr" / "mcts-hpo.toml").read_text()
+    Path("s.toml").write_text(text)
+    Path("g.toml").write_text(text.replace("workers = 2", "workers = 2\nheartbeat_interval = 10\ngrace_period = 10"))
+    for argv, message in ((("s.toml", "--storage", "dir.journal"), "dir.journal is a folder"),
+                          (("g.toml",), "search.grace_period = 10 must exceed search.heartbeat_interval = 10")):
+        code, _, err = run_cli(capsys, "tune", "run", *argv, "--dry-run")
+        assert code == 2 and len(err.strip().splitlines()) == 1 and message in err, err

@@ -79,6 +79,8 @@ def check_storage(url: str) -> str:
     store = local_store(url)
     if store is not None:
         folder = store.resolve().parent
+        if store.is_dir():
+            raise SpecError(f"storage {redact(url)}: {store} is a folder; give a file, e.g. --storage NAME.journal")
         if not folder.is_dir() or not os.access(folder, os.W_OK):
             raise SpecError(f"storage {redact(url)}: cannot write in {folder}; create it or give --storage")
         check_local_store(url)

@@ -305,6 +305,10 @@ def parse_study(data: dict, source: str = "study", limits: bool = True) -> Study
         raise SpecError(f"{source}: search.sampler = {search['sampler']!r} is invalid; expected one of {', '.join(SAMPLERS)}")
     if search["pruner"] not in PRUNERS:
         raise SpecError(f"{source}: search.pruner = {search['pruner']!r} is invalid; expected one of {', '.join(PRUNERS)}")
+    if search["grace_period"] <= search["heartbeat_interval"]:
+        raise SpecError(f"{source}: search.grace_period = {search['grace_period']} must exceed search.heartbeat_interval "
+                        f"= {search['heartbeat_interval']}: a live worker beating every {search['heartbeat_interval']} s "
+                        f"would count as dead; give e.g. grace_period = {3 * search['heartbeat_interval']}")
     if "margin" in metrics and (validation["top_k"] or search["pruner"] != "none"):
         raise SpecError(f"{source}: objective.metrics = ['margin'] needs validation.top_k = 0 and search.pruner = "
                         "'none' (validation and the pruners compare win rates)")
