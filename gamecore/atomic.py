@@ -40,16 +40,19 @@ def write_atomically(path: str | Path, data: str | bytes) -> None:
 
 
 def writable_file(path: str | Path, flag: str = "--out", suffixes: tuple[str, ...] = (),
-                  not_same_as: str | Path | None = None) -> Path:
+                  not_same_as: str | Path | None = None, makes_folder: bool = False) -> Path:
     """``path`` if a file can be written there, checked before any work: ValueError, one line naming ``flag``,
-    where it is a folder, its folder is missing or read-only, its suffix is not one of ``suffixes`` (any when
-    empty), or it is the file ``not_same_as`` (an input the command reads)."""
+    where it is a folder, its folder is missing (unless the command ``makes_folder``: then its nearest existing
+    folder) or read-only, its suffix is not one of ``suffixes`` (any when empty), or it is the file
+    ``not_same_as`` (an input the command reads)."""
     path = Path(path)
     if path.is_dir():
         raise ValueError(f"{flag} {path}: is a folder; give a file")
     if suffixes and path.suffix.lower() not in suffixes:
         raise ValueError(f"{flag} {path}: expected a {' or '.join(suffixes)} file")
     folder = path.resolve().parent
+    while makes_folder and not folder.exists() and folder != folder.parent:
+        folder = folder.parent
     if not folder.is_dir():
         raise ValueError(f"{flag} {path}: no folder {folder}; create it first")
     if not os.access(folder, os.W_OK):

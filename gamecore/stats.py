@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 
 Z95 = 1.959963984540054
+Z90 = 1.6448536269514715  # a two-sided 90% interval: the equivalence test's (two one-sided tests at 5%)
 
 
 def wilson_interval(wins: int, games: int, z: float = Z95) -> tuple[float, float]:

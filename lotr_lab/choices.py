@@ -70,7 +70,7 @@ def _offers_a_choice(state) -> bool:
 def run(args) -> int:
     try:
         setup = Setup.parse(args.setup, GAME)
-        options = GAME.check_options({"difficulty": args.difficulty, **dict(map(parse_assignment, args.option))},
+        options = GAME.check_options({"difficulty": args.difficulty, **dict(parse_assignment(text, "--option") for text in args.option)},
                                      "--option")
         if args.out:
             writable_file(args.out, suffixes=(".json",))

@@ -229,7 +229,7 @@ def arguments(parser: argparse.ArgumentParser) -> None:
 def _options(args) -> dict:
     """The game options of --option, --difficulty and --full-scenario, checked; SpecError unless the rules are the
     corrected ones (the searches here play them only)."""
-    options = dict(parse_assignment(text) for text in args.option)
+    options = dict(parse_assignment(text, "--option") for text in args.option)
     if args.difficulty:
         options["difficulty"] = args.difficulty
     if args.full_scenario:

@@ -379,24 +379,29 @@ STUDY_CAPS = [
 CAP_IDS = [f"{table}.{key}" for table, key, *_ in STUDY_CAPS]
 
 
+def _capped_line(key: str, value: int) -> str:
+    """``key = value``; a heartbeat interval with a grace period longer than it, as a study file must give."""
+    return f"grace_period = 604800\n{key} = {value}" if key == "heartbeat_interval" else f"{key} = {value}"
+
+
 @pytest.mark.parametrize("table, key, value, cap_name, cap, read", STUDY_CAPS, ids=CAP_IDS)
 def test_a_study_value_over_its_cap_is_refused_naming_the_cap_and_the_flag(tmp_path, table, key, value, cap_name,
                                                                              cap, read):
     from tuning.study_file import load_study
 
-    path = _study(tmp_path, table, f"{key} = {value}")
+    path = _study(tmp_path, table, _capped_line(key, value))
     with pytest.raises(SpecError) as caught:
         load_study(path)
     assert str(caught.value) == (f"{path}: {table}.{key} = {value} is invalid; expected at most {cap:,} "
                                  f"(the cap on {cap_name}; {NO_LIMITS})")
-    assert read(load_study(_study(tmp_path, table, f"{key} = {cap}"))) == cap  # the cap itself is allowed
+    assert read(load_study(_study(tmp_path, table, _capped_line(key, cap)))) == cap  # the cap itself is allowed
 
 
 @pytest.mark.parametrize("table, key, value, cap_name, cap, read", STUDY_CAPS, ids=CAP_IDS)
 def test_a_study_value_over_its_cap_is_accepted_without_limits(tmp_path, table, key, value, cap_name, cap, read):
     from tuning.study_file import load_study
 
-    assert read(load_study(_study(tmp_path, table, f"{key} = {value}"), limits=False)) == value
+    assert read(load_study(_study(tmp_path, table, _capped_line(key, value)), limits=False)) == value
 
 
 def test_a_grid_of_more_combinations_than_the_trials_cap_is_refused(tmp_path):
@@ -647,7 +652,7 @@ BAD_OUTPUTS = [  # each was found to fail after its work (a whole study, a train
     (("tune", "run", "s.toml", "--out", "x.txt"), "--out x.txt: expected a .toml or .json file"),
     (("tune", "run", "s.toml", "--out", "folder.toml"), "--out folder.toml: is a folder"),
     (("tune", "export", "s.toml", "--out", "s.toml"), "--out s.toml: is the file this command reads"),
-    (("tune", "export", "s.toml", "--out", "missing/x.toml"), "--out missing/x.toml: no folder"),
+    (("tune", "export", "s.toml", "--out", "s.toml/x.toml"), "--out s.toml/x.toml: no folder"),  # under a file
     (("tune", "init", "--game", "nim", "--setup", "mcts", "--out", "folder.toml"), "--out folder.toml: is a folder"),
     (("play", "--game", "carcassonne", "--png", "x.txt"), "--png x.txt: expected a .png file"),
     (("play", "--game", "carcassonne", "--png", "missing/x.png"), "--png missing/x.png: no folder"),
@@ -667,7 +672,7 @@ def test_a_bad_output_path_or_count_is_one_line_before_any_work(capsys, tmp_path
     monkeypatch.chdir(tmp_path)
     shutil.copy(ROOT / "studies" / "lotr" / "mcts-hpo.toml", "s.toml")
     (tmp_path / "folder.toml").mkdir()
-    code, out, err = run_cli(capsys, *argv)
+    code, _, err = run_cli(capsys, *argv)
     assert code == 2 and len(err.strip().splitlines()) == 1 and message in err, err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["folder.toml", "s.toml"]  # nothing written, nothing run
 
@@ -683,3 +688,11 @@ def test_a_dry_run_refuses_what_the_run_would(capsys, tmp_path, monkeypatch):
                           (("g.toml",), "search.grace_period = 10 must exceed search.heartbeat_interval = 10")):
         code, _, err = run_cli(capsys, "tune", "run", *argv, "--dry-run")
         assert code == 2 and len(err.strip().splitlines()) == 1 and message in err, err
+
+
+@pytest.mark.parametrize("argv", [("eval", "--option", "pile", "--games", "1"), ("lotr", "choices", "--option", "pile"),
+                                  ("lotr", "limit", "--option", "pile")], ids=["eval", "choices", "limit"])
+def test_a_game_option_without_a_value_names_option_not_set(capsys, argv):
+    code, _, err = run_cli(capsys, *argv)
+    assert code == 2 and "--option 'pile': expected name=value, e.g. difficulty=easy" in err, err
+    assert "--set" not in err

@@ -332,7 +332,8 @@ def test_two_setups_are_compared_game_by_game_on_the_same_deals():
                       pairs=(("a", "b"),))
     row = [line for line in pairs_markdown(section, [measured("a", theirs), measured("b", ours)]) if "| a |" in line]
     cells = [cell.strip() for cell in row[0].strip("|").split("|")]
-    assert cells[2].startswith("+10.0 [") and cells[3] == "12 / 2" and cells[5] == "*differs*"
+    assert cells[2].startswith("+10.0 [") and cells[3] == "[+4.0, +16.0]" and cells[4] == "12 / 2"
+    assert cells[6] == "*differs*"  # 95% interval clear of 0; the 90% one outside the ±3-point margin
     assert pairs_markdown(section, [measured("a", theirs)]) == []  # a pair needs both setups
 
 

@@ -263,7 +263,7 @@ def _tune_run(parser, args) -> int:
             spec = dataclasses.replace(spec, executor=args.executor or spec.executor,
                                        ray_address=args.ray_address or spec.ray_address)
         if args.out:
-            _writable(parser, args.out, suffixes=(".toml", ".json"), not_same_as=args.study)
+            _writable(parser, args.out, suffixes=(".toml", ".json"), not_same_as=args.study, makes_folder=True)
         if args.dry_run:
             storage = check_storage(storage_for(spec.name, args.storage or spec.storage, args.workers or spec.workers))
             print(spec.resolved(storage, check_tracking_store(spec.tracking_uri, storage=storage)))
@@ -334,7 +334,7 @@ def _tune_export(parser, args) -> int:
 
     if (args.study is None) == (args.run_id is None):
         parser.error("give a study file, a study name or --run-id")
-    _writable(parser, args.out, suffixes=(".toml", ".json"), not_same_as=args.study)
+    _writable(parser, args.out, suffixes=(".toml", ".json"), not_same_as=args.study, makes_folder=True)
     try:
         if args.run_id:
             from tuning.tracking import export_run

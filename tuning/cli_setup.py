@@ -134,7 +134,7 @@ def options_of(parser: argparse.ArgumentParser, args, setup) -> dict:
     try:
         setup.game.check_options(recorded, f"{getattr(args, 'config', None)}: metadata.options")
         for text in args.option:
-            name, value = parse_assignment(text)
+            name, value = parse_assignment(text, "--option")
             options[name] = value
         for _, option in shorthands():
             given = getattr(args, f"option_{option.name}")

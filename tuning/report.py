@@ -4,10 +4,11 @@ Each section is one published experiment, as the ``[report]`` tables of the
 study files declare it: its kind (``RENDERERS``: how it is written), its
 studies, title, row key, the published rows it is compared with, figure. Our
 trials, each with its win rate, 95% Wilson interval and games, stand beside
-the published figure with its interval, judged by a test of equal rates over
-the table (``tuning.verdicts``: *agrees*, *inconclusive* where the test could
-not have seen 10 points, *differs* with the known reason), or *not run* where
-no trial of ours has the row. Nothing here names a study: a new experiment is a
+the published figure with its interval, judged by an equivalence test at the
+margin the study file declares and a difference test with Holm's correction
+over the table (``tuning.verdicts``: *equivalent*, *differs*, *equivalent,
+small difference*, *inconclusive*), or *not run* where no trial of ours has the
+row. Nothing here names a study: a new experiment is a
 study file with its ``[report]`` table.
 
 The report is a function of what the repository holds: each study's record

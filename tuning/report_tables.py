@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from gamecore.published import Published
-from gamecore.stats import Z95
+from gamecore.stats import Z90, Z95
 from tuning.report_by_turn import by_turn_markdown
 from tuning.report_sections import Section, cell_text, column_of, percent, sections, table_order
 from tuning.selection import describe
@@ -35,6 +35,7 @@ from tuning.verdicts import (
     note,
     published_count,
     table_verdict,
+    verdict_of,
 )
 
 
@@ -201,8 +202,9 @@ def section_markdown(section: Section, runs: dict[str, StudyRun]) -> list[str]:
 
 
 def pairs_markdown(section: Section, trials: list[Measured]) -> list[str]:
-    """Two setups on the same deals, game by game: the difference of their win rates with its paired 95%
-    interval, and the deals only one of them won."""
+    """Two setups on the same deals, game by game: the difference of their win rates with its paired 95% interval
+    (*differs* where it excludes 0, each pair at 5%) and 90% interval (*equivalent* where it lies within the
+    section's margin), and the deals only one of them won."""
     by_setup = {column_of(m, "setup"): m for m in section.pick(trials) if m.outcomes is not None}
     lines = []
     for first, second in section.pairs:
@@ -211,15 +213,17 @@ def pairs_markdown(section: Section, trials: list[Measured]) -> list[str]:
             continue
         n = min(a.outcomes.size, b.outcomes.size)
         diff = a.outcomes[:n].astype(float) - b.outcomes[:n].astype(float)
-        half = Z95 * float(diff.std(ddof=1)) / math.sqrt(n) if n > 1 else math.nan
-        mean = float(diff.mean())
-        verdict_text = "*agrees*" if abs(mean) <= half else "*differs*"
+        spread = float(diff.std(ddof=1)) / math.sqrt(n) if n > 1 else math.nan
+        mean, half, half_90 = float(diff.mean()), Z95 * spread, Z90 * spread
+        verdict = verdict_of(abs(mean) + half_90 <= section.margin / 100, abs(mean) > half)
         lines.append(f"| {first} | {second} | {100 * mean:+.1f} [{100 * (mean - half):+.1f}, {100 * (mean + half):+.1f}]"
-                     f" | {int(np.sum(diff > 0))} / {int(np.sum(diff < 0))} | {n:,} | {verdict_text} |")
+                     f" | [{100 * (mean - half_90):+.1f}, {100 * (mean + half_90):+.1f}]"
+                     f" | {int(np.sum(diff > 0))} / {int(np.sum(diff < 0))} | {n:,} | {verdict} |")
     if not lines:
         return []
-    return ["", "Paired on the same deals:", "", ("| setup | against | difference, points [95% CI] | deals only the "
-            "first / only the second won | deals | verdict |"), "|---|---|---|---|---|---|", *lines]
+    return ["", "Paired on the same deals (each pair tested at 5%):", "",
+            ("| setup | against | difference, points [95% CI] | 90% interval (equivalence) | deals only the first / "
+             "only the second won | deals | verdict |"), "|---|---|---|---|---|---|---|", *lines]
 
 
 def bounds_markdown(section: Section, trials: list[Measured]) -> list[str]:
@@ -261,9 +265,9 @@ def _measures(values: dict, keys) -> str:
 
 def measures_verdict(measures: tuple[str, ...], metrics: dict, seat: str, games: int, theirs: dict,
                      their_games: int | None) -> str:
-    """*agrees* when every published measure of the seat's agent lies within the 95% interval of the difference
-    of two means (our standard deviation for both samples, ``their_games`` or ours when the source gives none);
-    else *differs* naming them."""
+    """*no difference found* when every published measure of the seat's agent lies within the 95% interval of the
+    difference of two means (our standard deviation for both samples, ``their_games`` or ours when the source gives
+    none), else *differs* naming them: the measures have no declared margin, so nothing here claims they agree."""
     far = []
     for measure in measures:
         value, sd = theirs.get(measure), metrics.get(f"{measure}_sd_{seat}")
@@ -272,7 +276,7 @@ def measures_verdict(measures: tuple[str, ...], metrics: dict, seat: str, games:
         half = 1.96 * sd * math.sqrt(1 / games + 1 / (their_games or games))
         if abs(metrics[f"{measure}_{seat}"] - value) > half:
             far.append(measure)
-    return "*agrees*" if not far else f"*differs* ({', '.join(far)})"
+    return "*no difference found*" if not far else f"*differs* ({', '.join(far)})"
 
 
 def seats_markdown(section: Section, trials: list[Measured]) -> list[str]:

@@ -139,11 +139,15 @@ def judge(comparisons: list[Comparison | None], margin: float = MARGIN) -> list[
         level = next(levels)
         low, high = comparison.interval(level)
         differs, equivalent = (low > 0 or high < 0), comparison.equivalent(margin)
-        verdict = {(True, False): "*equivalent*", (False, True): "*differs*",
-                   (True, True): "*equivalent, small difference*", (False, False): "*inconclusive*"}[
-            (equivalent, differs)]
-        found.append(Judged(verdict, 1 - level, (low, high), comparison.interval(2 * ALPHA), equivalent))
+        found.append(Judged(verdict_of(equivalent, differs), 1 - level, (low, high), comparison.interval(2 * ALPHA),
+                            equivalent))
     return found
+
+
+def verdict_of(equivalent: bool, differs: bool) -> str:
+    """The four-way verdict of a difference test and an equivalence test."""
+    return {(True, False): "*equivalent*", (False, True): "*differs*", (True, True): "*equivalent, small difference*",
+            (False, False): "*inconclusive*"}[(equivalent, differs)]
 
 
 def verdicts(comparisons: list[Comparison | None], margin: float = MARGIN) -> list[str]:
