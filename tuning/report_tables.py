@@ -433,7 +433,9 @@ def pareto_section(section: Section, runs: dict[str, StudyRun]) -> list[str]:
     if not run.pareto:
         return lines
     lines += ["| trial | win % [95% CI] (games) | ms/game | parameters |", "|---|---|---|---|"]
+    names = [d.name for d in run.spec.space]  # the space's order, whether the trials come from a store or a record
     for m in sorted(run.pareto, key=lambda m: m.seconds_per_game):
-        params = ", ".join(f"{k} {v:.3g}" if isinstance(v, float) else f"{k} {v}" for k, v in m.params.items())
+        shown = sorted(m.params.items(), key=lambda item: names.index(item[0]) if item[0] in names else len(names))
+        params = ", ".join(f"{k} {v:.3g}" if isinstance(v, float) else f"{k} {cell_text(v)}" for k, v in shown)
         lines.append(f"| {m.number} | {ours_cell(m)} | {1000 * m.seconds_per_game:.2f} | {params} |")
     return lines + [""]
