@@ -5,7 +5,9 @@ A storage (``postgresql+psycopg://user:PASSWORD@host/db``), a tracking server
 carry credentials. They stay where the user put them (the study file, the
 command line, the environment) and are shown as ``***`` everywhere else:
 messages, ``--dry-run``, the study's user attributes, MLflow tags, a trial's
-recorded error. Credentials are better not written into URLs at all: libpq
+recorded error. A password no URL pattern can read (one with a space, or quoted
+in part by a driver's message) is hidden too: the process remembers the password
+of each storage and tracking URL it is given (``remember``). Credentials are better not written into URLs at all: libpq
 reads ``PGPASSWORD`` and ``~/.pgpass``, MLflow ``MLFLOW_TRACKING_USERNAME`` and
 ``MLFLOW_TRACKING_PASSWORD`` (docs/security.md).
 """
@@ -25,6 +27,7 @@ _QUERY_SECRET = re.compile(r"(?P<key>[?&;](?:password|passwd|pwd|sslpassword|tok
 # the URL's password as a driver reads it (up to the last "@"): remembered, it is hidden wherever it appears, even
 # where no URL pattern finds it (a password with a space, or a driver's message quoting part of the URL)
 _PASSWORD = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^/?#@:]*:(?P<password>.+)@", re.DOTALL)
+_BARE_TOKEN_SCHEMES = ("http://", "https://", "ws://", "wss://")  # https://TOKEN@host: the userinfo is the secret
 SHORTEST_REMEMBERED = 4  # a shorter password is hidden by the URL patterns only (hiding "ab" everywhere garbles text)
 _remembered: set[str] = set()
 
@@ -35,7 +38,6 @@ def remember(url: str | None) -> None:
     found = _PASSWORD.match(url or "")
     if found and len(found["password"]) >= SHORTEST_REMEMBERED:
         _remembered.add(found["password"])
-_BARE_TOKEN_SCHEMES = ("http://", "https://", "ws://", "wss://")  # https://TOKEN@host: the userinfo is the secret
 
 
 def redact(text: str) -> str:

@@ -122,7 +122,8 @@ def storage_object(url: str, liveness: Liveness = Liveness(), writes: bool = Fal
         store = local_store(url)
         if not writes:  # a reader creates nothing: no tables, no lock file, no SQLite file
             if not _holds_optuna_tables(url):
-                raise SpecError(f"storage {redact(url)}: holds no Optuna study (no Optuna tables); nothing to read")
+                raise SpecError(f"storage {redact(url)}: holds no Optuna study to read (no Optuna tables, or a writer "
+                                "killed mid-transaction, which the next run or worker finishes)")
             return make()
         if store is not None:  # SQLite: tables created by one process at a time
             with _file_lock(Path(f"{store}.lock")):
