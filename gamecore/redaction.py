@@ -7,8 +7,9 @@ command line, the environment) and are shown as ``***`` everywhere else:
 messages, ``--dry-run``, the study's user attributes, MLflow tags, a trial's
 recorded error. A password no URL pattern can read (one with a space, or quoted
 in part by a driver's message) is hidden too: the process remembers the password
-of each storage and tracking URL it is given (``remember``). Credentials are better not written into URLs at all: libpq
-reads ``PGPASSWORD`` and ``~/.pgpass``, MLflow ``MLFLOW_TRACKING_USERNAME`` and
+of each storage and tracking URL it is given (``remember``). Credentials are
+better not written into URLs at all: libpq reads ``PGPASSWORD`` and
+``~/.pgpass``, MLflow ``MLFLOW_TRACKING_USERNAME`` and
 ``MLFLOW_TRACKING_PASSWORD`` (docs/security.md).
 """
 
