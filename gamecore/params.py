@@ -77,7 +77,7 @@ class Param:
         return int(value) if self.type is int else float(value)
 
 
-NO_LIMITS = "--no-limits"  # the flag of gametune eval, train, tune run, tune worker and warm-up that lifts the caps
+NO_LIMITS = "--no-limits"  # the flag that lifts the caps (gametune eval, train, tune run, worker, retest, warm-up, game commands)
 LIMITS = {  # a cap on how much is run: a study file's key or a command-line flag (--n-trials: n_trials) -> its cap
     "games": 10_000_000,  # games of a trial, a validation, a test (objective, validation, test), of gametune eval
     "deals": 10_000_000,  # deals of a game's own command (lotr limit)

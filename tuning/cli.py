@@ -78,10 +78,10 @@ def build_parser(game_name: str | None = None, prog: str | None = None) -> argpa
     add_setup_arguments(evaluate)
     evaluate.set_defaults(handler=_eval, command_parser=evaluate)
     add_capped(evaluate, "--games", default=10_000,
-            help="games to play (default 10,000; --seat both: each deal in both seats counts twice)")
+               help="games to play (default 10,000; --seat both: each deal in both seats counts twice)")
     evaluate.add_argument("--seed", type=seed_int, default=0, help="game i is dealt from (seed, i)")
     add_capped(evaluate, "--workers", default=1,
-            help="local worker processes playing the games (default 1; a Ray cluster: its CPUs)")
+               help="local worker processes playing the games (default 1; a Ray cluster: its CPUs)")
     evaluate.add_argument("--json", action="store_true", help="print the result as JSON")
     evaluate.add_argument("--executor", choices=EXECUTORS, default="local",
                           help="where the games run: local processes (--workers) or a Ray cluster")
@@ -140,7 +140,7 @@ def build_parser(game_name: str | None = None, prog: str | None = None) -> argpa
     worker.add_argument("--storage", required=True, help=f"the study's shared storage: {STORAGE_FORMS}")
     add_capped(worker, "--n-trials", help="trial budget, overriding the file's")
     add_capped(worker, "--wait", default=600,
-            help="seconds to wait for lotr tune run to start the study (workers launched together)")
+               help="seconds to wait for lotr tune run to start the study (workers launched together)")
     add_no_limits(worker, study=True)
     worker.set_defaults(handler=_tune_worker, command_parser=worker)
     retest = tune_commands.add_parser("retest", help="play a study's export again on the study file's (fresh) test "
@@ -173,7 +173,7 @@ def build_parser(game_name: str | None = None, prog: str | None = None) -> argpa
     warm_up.add_argument("--game", action="append", choices=gamecore.names(),
                          help="only this game (repeatable; default: every game)")
     add_capped(warm_up, "--workers", default=min(os.cpu_count() or 1, LIMITS["workers"]),
-            help="processes compiling at once (default: this machine's cores)")
+               help="processes compiling at once (default: this machine's cores)")
     add_no_limits(warm_up)
     warm_up.set_defaults(handler=_warm_up, command_parser=warm_up)
     for commands_of, name in ((commands, "report"), (tune_commands, "report")):
