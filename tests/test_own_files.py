@@ -10,7 +10,7 @@ from pathlib import Path
 
 import optuna
 import pytest
-from conftest import run_gametune
+from conftest import run_cli, run_gametune
 from optuna.trial import TrialState
 
 from agents.setup import Setup
@@ -66,31 +66,32 @@ def test_a_reading_command_never_repairs_a_journal_nor_touches_a_foreign_file(tm
     one_line_error(done, "notes.txt is not an Optuna journal")
 
 
-@pytest.mark.slow  # gametune in processes of their own: 17-47 s each on a busy 2-core machine
-def test_a_reading_command_creates_no_table_no_lock_and_no_store(tmp_path, fresh_postgres):
+def test_a_reading_command_creates_no_table_no_lock_and_no_store(tmp_path, monkeypatch, capsys, fresh_postgres):
     """export and report opened an empty SQLite file, a missing one or an empty database as a writer would: they
-    wrote Optuna's 13 tables into it (and a .lock file beside an SQLite store) before saying there was no study."""
+    wrote Optuna's 13 tables into it (and a .lock file beside an SQLite store) before saying there was no study.
+    (The commands run in this process: the files and the database are what is checked.)"""
     import sqlalchemy
 
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("MLFLOW_TRACKING_URI", raising=False)
     (tmp_path / "empty.db").write_bytes(b"")
     for storage, why in (("empty.db", "holds no Optuna study"), ("missing.db", "does not exist"),
                          (fresh_postgres, "holds no Optuna study")):
         (tmp_path / "s.toml").write_text(STUDY.format(name="s", extra=f'storage = "{storage}"\n', mlflow=""))
         before = {k: v for k, v in snapshot(tmp_path).items() if not k.startswith("out/")}
         for args in (("tune", "export", "s.toml", "--out", "x.toml"), ("report", "s.toml", "--out", "out/r.md")):
-            done = run_gametune(tmp_path, *args)
-            assert "Traceback" not in done.stderr, done.stderr[-2000:]
+            code, _, err = run_cli(capsys, *args)
             after = {k: v for k, v in snapshot(tmp_path).items() if not k.startswith("out/")}
             assert after == before, f"{args} on {storage} changed {set(after) ^ set(before)}"
-        one_line_error(run_gametune(tmp_path, "tune", "export", "s.toml", "--out", "x.toml"), why)
+            if args[0] == "tune":
+                assert code == 2 and len(err.strip().splitlines()) == 1 and why in err, err
     assert sqlalchemy.inspect(sqlalchemy.create_engine(fresh_postgres)).get_table_names() == []
     (tmp_path / "s.toml").write_text(STUDY.format(name="s", extra="", mlflow=""))
-    assert run_gametune(tmp_path, "tune", "run", "s.toml", "--storage", "s.db").returncode == 0
+    assert run_cli(capsys, "tune", "run", "s.toml", "--storage", "s.db")[0] == 0
     (tmp_path / "s.db.lock").unlink()
     study = {k: v for k, v in snapshot(tmp_path).items() if not k.startswith("out/")}
-    for args in (("tune", "export", "s", "--storage", "s.db", "--out", "x.toml"), ("report", "s.toml", "--out",
-                                                                                   "out/r.md")):
-        assert "Traceback" not in run_gametune(tmp_path, *args).stderr  # export: no trial chosen (top_k = 0)
+    run_cli(capsys, "tune", "export", "s", "--storage", "s.db", "--out", "x.toml")  # no trial chosen (top_k = 0)
+    assert run_cli(capsys, "report", "s.toml", "--out", "out/r.md")[0] == 0
     assert {k: v for k, v in snapshot(tmp_path).items() if not k.startswith("out/")} == study  # no s.db.lock
 
 
