@@ -95,6 +95,24 @@ def test_a_reading_command_creates_no_table_no_lock_and_no_store(tmp_path, monke
     assert {k: v for k, v in snapshot(tmp_path).items() if not k.startswith("out/")} == study  # no s.db.lock
 
 
+def test_a_reader_leaves_a_store_whose_tables_a_writer_is_still_creating(tmp_path, monkeypatch, capsys):
+    """Optuna's tables without its version rows (a driver between creating them and writing the rows): a reader that
+    opened it wrote the rows itself, and the driver then failed on them (UNIQUE constraint failed:
+    alembic_version.version_num, seen in CI); now the reader refuses in one line and writes nothing."""
+    import sqlalchemy
+    from optuna.storages._rdb import models
+
+    monkeypatch.chdir(tmp_path)
+    engine = sqlalchemy.create_engine("sqlite:///half.db")
+    models.BaseModel.metadata.create_all(engine)
+    engine.dispose()
+    (tmp_path / "s.toml").write_text(STUDY.format(name="s", extra='storage = "half.db"\n', mlflow=""))
+    before = snapshot(tmp_path)
+    code, _, err = run_cli(capsys, "tune", "export", "s.toml", "--out", "x.toml")
+    assert code == 2 and "holds no Optuna study to read" in err and len(err.strip().splitlines()) == 1, err
+    assert snapshot(tmp_path) == before
+
+
 @pytest.mark.slow  # gametune in processes of their own: 17-47 s each on a busy 2-core machine
 def test_a_torn_journal_is_left_alone_by_report_and_export(tmp_path):
     (tmp_path / "t.toml").write_text(STUDY.format(name="t", extra="", mlflow=""))

@@ -157,8 +157,8 @@ def published_cell(row: Headline, p: Published | None) -> str:
 
 
 def command(run: StudyRun, row: Headline, m: Measured | None) -> str:
-    """What reproduces the figure: the study's chosen trial tested again (``tuning.report_tables.reproduction``), or the study
-    run (``lotr tune run``) for a row of one setup's trial or a study not yet run."""
+    """What reproduces the figure: the study's chosen trial tested again (``tuning.report_tables.reproduction``),
+    or the study run (``lotr tune run``) for a row of one setup's trial or a study not yet run."""
     return reproduction(run, None if row.setup or m is None else m.chosen["test"])
 
 

@@ -49,7 +49,7 @@ from tuning.report_tables import (
 )
 from tuning.sampler_comparison import sampler_markdown
 from tuning.study_results import StudyRun, read_study, write_record
-from tuning.verdicts import JUDGED_HEADING, how_rows_are_judged
+from tuning.verdicts import JUDGED_HEADING, JUDGED_LINK, how_rows_are_judged
 
 
 @dataclass(frozen=True)
@@ -111,8 +111,7 @@ def header(runs: dict[str, StudyRun], report_sections: list[Section]) -> list[st
         "records keep them. Win rates in percent with their 95% Wilson interval and games; the published ones with "
         "their normal half-width. Rows compared with published ones are judged by an equivalence test at the "
         "margin their study file declares before the run and a difference test with Holm's correction "
-        f"(`tuning/verdicts.py`; [{JUDGED_HEADING.lower()}](#{JUDGED_HEADING.lower().replace(' ', '-')}), below the "
-        "study table)."),
+        f"(`tuning/verdicts.py`; {JUDGED_LINK}, below the study table)."),
         "",
         "| study | trials | games per trial | training episodes | sampler | code |",
         "|---|---|---|---|---|---|",

@@ -147,18 +147,38 @@ def _opened(url: str, make):
         raise SpecError(f"storage {redact(url)}: {what}: {redact(reason)}") from None
 
 
+OPTUNA_SCHEMA = ("studies", "version_info", "alembic_version")  # what Optuna's table creation leaves, the last two
+# with their one row each: a storage opened where they are is only read (Optuna writes the version rows otherwise)
+
+
 def _holds_optuna_tables(url: str) -> bool:
-    """Whether the database of ``url`` holds Optuna's tables, read without writing: an SQLite file read-only (a
-    missing file holds none), a server through one connection."""
+    """Whether the database of ``url`` holds Optuna's tables as a finished creation leaves them (``OPTUNA_SCHEMA``),
+    read without writing: an SQLite file read-only (a missing file holds none; one a writer is still creating, or
+    holding, reads as none), a server through one connection."""
+    import sqlite3
+
     import sqlalchemy
+
+    def finished(names: set[str], count) -> bool:
+        return set(OPTUNA_SCHEMA) <= names and all(count(table) for table in OPTUNA_SCHEMA[1:])
 
     store = local_store(url)
     if store is not None:
-        return store.is_file() and "studies" in (sqlite_tables(store) or set())
+        if not store.is_file():
+            return False
+        try:
+            with contextlib.closing(sqlite3.connect(f"{store.resolve().as_uri()}?mode=ro", uri=True)) as connection:
+                names = {name for (name,) in connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+                return finished(names, lambda table: connection.execute(f"SELECT count(*) FROM {table}").fetchone()[0])
+        except sqlite3.DatabaseError:
+            return False
     kwargs = {"connect_args": {"connect_timeout": CONNECT_SECONDS}} if is_postgres(url) else {}
     engine = _opened(url, lambda: sqlalchemy.create_engine(url, poolclass=sqlalchemy.pool.NullPool, **kwargs))
     try:
-        return _opened(url, lambda: sqlalchemy.inspect(engine).has_table("studies"))
+        with _opened(url, engine.connect) as connection:
+            names = set(sqlalchemy.inspect(connection).get_table_names())
+            return finished(names, lambda table: connection.execute(sqlalchemy.text(f"SELECT count(*) FROM {table}"))
+                            .scalar())
     finally:
         engine.dispose()
 

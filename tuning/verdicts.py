@@ -168,6 +168,7 @@ def table_verdict(judged: list[Judged | None], margin: float) -> str:
 
 
 JUDGED_HEADING = "How rows are judged"  # the report's section that says it once; each table links to it
+JUDGED_LINK = f"[{JUDGED_HEADING.lower()}](#{JUDGED_HEADING.lower().replace(' ', '-')})"  # to that section's anchor
 
 
 def how_rows_are_judged() -> str:
@@ -186,9 +187,7 @@ def how_rows_are_judged() -> str:
 
 def note(margin: float) -> str:
     """The line under a judged table: its margin, and where the report says how rows are judged."""
-    anchor = JUDGED_HEADING.lower().replace(" ", "-")
-    return (f"Verdicts at a margin of ±{margin:g} points, declared in the study file before the run "
-            f"([{JUDGED_HEADING.lower()}](#{anchor})).")
+    return f"Verdicts at a margin of ±{margin:g} points, declared in the study file before the run ({JUDGED_LINK})."
 
 
 def differing(judged: list[Judged | None]) -> bool:
