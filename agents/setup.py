@@ -463,16 +463,17 @@ def compiled_row(spec: AgentSpec) -> np.ndarray:
 
 def parse_assignment(text: str, flag: str = "--set") -> tuple[str, Any]:
     """A command-line "key=value" ("questing.budget=40", "c=1.5", "reduction_defense=false") as (key, typed value);
-    ``flag`` names the option it came from in an error (``--option`` takes a game option's name=value).
+    ``flag`` names the option it came from: ``--set`` takes a stage's key too, any other (``--option``) a name.
 
     The value is an int, else a float, else true/false, else the string itself (empty: "playout_nets=" clears
     a file parameter)."""
     key, eq, raw = (part.strip() for part in text.partition("="))
     names = key.split(".")
-    if flag != "--set" and (not eq or len(names) > 1 or not key):
-        raise SpecError(f"{flag} {text!r}: expected name=value, e.g. difficulty=easy")
-    if not eq or len(names) > 2 or not all(names):
-        raise SpecError(f"--set {text!r}: expected key=value or stage.key=value, e.g. budget=40 or questing.c=1.5")
+    staged = flag == "--set"
+    if not eq or len(names) > (2 if staged else 1) or not all(names):
+        expected = ("key=value or stage.key=value, e.g. budget=40 or questing.c=1.5" if staged
+                    else "name=value, e.g. difficulty=easy")
+        raise SpecError(f"{flag} {text!r}: expected {expected}")
     for convert in (int, float):
         try:
             return key, convert(raw)

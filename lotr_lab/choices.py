@@ -70,8 +70,8 @@ def _offers_a_choice(state) -> bool:
 def run(args) -> int:
     try:
         setup = Setup.parse(args.setup, GAME)
-        options = GAME.check_options({"difficulty": args.difficulty, **dict(parse_assignment(text, "--option") for text in args.option)},
-                                     "--option")
+        given = dict(parse_assignment(text, "--option") for text in args.option)
+        options = GAME.check_options({"difficulty": args.difficulty, **given}, "--option")
         if args.out:
             writable_file(args.out, suffixes=(".json",))
     except (SpecError, ValueError) as error:

@@ -182,8 +182,8 @@ def build_parser(game_name: str | None = None, prog: str | None = None) -> argpa
         report.add_argument("--root", default=".", help="folder of the studies' default local stores (default: here)")
         report.add_argument("--out", default="docs/results.md",
                             help="the report to write (default: docs/results.md, which this rewrites, with the figures "
-                                 "in figures/ and the studies' records in records/ beside it, and the headline table of "
-                                 "the README.md beside its folder when every headline study is reported)")
+                                 "in figures/ and the studies' records in records/ beside it, and the headline table "
+                                 "of the README.md beside its folder when every headline study is reported)")
         report.set_defaults(handler=_report, command_parser=report)
     for game in loadable_games():  # <prog> <game> <command>: a game's own commands (only the named game's parsed)
         _add_game_commands(commands, game, prog, with_arguments=game.name == game_name)

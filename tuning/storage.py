@@ -112,7 +112,7 @@ def storage_object(url: str, liveness: Liveness = Liveness(), writes: bool = Fal
         if notice:
             print(notice, flush=True)
         return JournalStorage(RepairingJournal(path))
-    kwargs = {"connect_args": {"connect_timeout": CONNECT_SECONDS}} if is_postgres(url) else {}
+    kwargs = _connect_args(url)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
         make = lambda: _opened(url, lambda: optuna.storages.RDBStorage(  # noqa: E731
@@ -132,6 +132,12 @@ def storage_object(url: str, liveness: Liveness = Liveness(), writes: bool = Fal
             return make()
         with _advisory_lock(url, "optuna-tables", wait=True):
             return make()
+
+
+def _connect_args(url: str) -> dict:
+    """SQLAlchemy's engine arguments for ``url``: a server that does not answer within ``CONNECT_SECONDS`` is
+    unreachable (PostgreSQL's connect timeout; other databases take none)."""
+    return {"connect_args": {"connect_timeout": CONNECT_SECONDS}} if is_postgres(url) else {}
 
 
 def _opened(url: str, make):
@@ -167,13 +173,13 @@ def _holds_optuna_tables(url: str) -> bool:
         if not store.is_file():
             return False
         try:
-            with contextlib.closing(sqlite3.connect(f"{store.resolve().as_uri()}?mode=ro", uri=True)) as connection:
-                names = {name for (name,) in connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-                return finished(names, lambda table: connection.execute(f"SELECT count(*) FROM {table}").fetchone()[0])
+            with _read_only(store) as connection:
+                return finished(_table_names(connection),
+                                lambda table: connection.execute(f"SELECT count(*) FROM {table}").fetchone()[0])
         except sqlite3.DatabaseError:
             return False
-    kwargs = {"connect_args": {"connect_timeout": CONNECT_SECONDS}} if is_postgres(url) else {}
-    engine = _opened(url, lambda: sqlalchemy.create_engine(url, poolclass=sqlalchemy.pool.NullPool, **kwargs))
+    engine = _opened(url, lambda: sqlalchemy.create_engine(url, poolclass=sqlalchemy.pool.NullPool,
+                                                           **_connect_args(url)))
     try:
         with _opened(url, engine.connect) as connection:
             names = set(sqlalchemy.inspect(connection).get_table_names())
@@ -214,10 +220,21 @@ def sqlite_tables(path: Path) -> set[str] | None:
     import sqlite3
 
     try:
-        with contextlib.closing(sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)) as connection:
-            return {name for (name,) in connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        with _read_only(path) as connection:
+            return _table_names(connection)
     except sqlite3.DatabaseError as error:
         return None if getattr(error, "sqlite_errorname", "") == "SQLITE_NOTADB" else set()
+
+
+def _read_only(path: Path):
+    """A read-only connection to the SQLite file at ``path`` (closed with its block): it never writes, nor creates."""
+    import sqlite3
+
+    return contextlib.closing(sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True))
+
+
+def _table_names(connection) -> set[str]:
+    return {name for (name,) in connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
 
 
 def _some(names: set[str], shown: int = 4) -> str:
@@ -388,7 +405,7 @@ def _advisory_lock(url: str, key: str, wait: bool):
 
     number = int.from_bytes(hashlib.sha256(key.encode()).digest()[:8], "big", signed=True)
     engine = _opened(url, lambda: sqlalchemy.create_engine(url, poolclass=sqlalchemy.pool.NullPool,
-                                                           connect_args={"connect_timeout": CONNECT_SECONDS}))
+                                                           **_connect_args(url)))
     try:
         connection = _opened(url, lambda: engine.connect().execution_options(isolation_level="AUTOCOMMIT"))
         with connection:
