@@ -6,16 +6,18 @@ from __future__ import annotations
 import tomllib
 from pathlib import Path, PurePath
 
+from gamecore.folders import own_folders
+
 MOVED_TABLE = "moved.toml"
 
 
 def moved_to(path: str | Path) -> Path | None:
-    """Where ``path`` moved, by the ``moved.toml`` of the nearest folder above it that lists it; None when no
-    table lists it (or the path exists)."""
+    """Where ``path`` moved, by the ``moved.toml`` of the nearest folder above it that lists it (not in or above a
+    folder anyone may write to); None when no table lists it (or the path exists)."""
     given = Path(path)
     if given.exists():
         return None
-    for folder in given.parents:
+    for folder in own_folders(given.parent):
         table = folder / MOVED_TABLE
         if not table.is_file():
             continue

@@ -675,3 +675,16 @@ def test_studies_are_by_game_and_an_old_path_is_refused_naming_the_new_one(capsy
         code, out, err = run_cli(capsys, *argv)
         assert code == 2 and out == ""
         assert err.splitlines()[-1].endswith(f"{argv[-1]} has moved to {new}: use the new path")
+
+
+def test_a_moved_table_in_a_folder_anyone_may_write_to_moves_nothing_below_it(tmp_path):
+    """A stranger's moved.toml in /tmp would redirect the paths of every folder under it; only the path's own
+    folder is read there."""
+    from gamecore.moved import moved_to
+
+    shared = tmp_path / "shared"
+    (shared / "mine").mkdir(parents=True)
+    shared.chmod(0o1777)
+    (shared / "moved.toml").write_text('[moved]\n"mine/old.toml" = "elsewhere.toml"\n"old.toml" = "new.toml"\n')
+    assert moved_to(shared / "mine" / "old.toml") is None
+    assert moved_to(shared / "old.toml") == shared / "new.toml"

@@ -114,6 +114,21 @@ def test_a_study_file_is_governed_by_the_ledger_above_it_within_its_repository(t
     assert ledger_path(study) == tmp_path / "repo" / "studies" / LEDGER
 
 
+def test_a_ledger_in_a_folder_anyone_may_write_to_governs_nothing_below_it(tmp_path, capsys):
+    """A stray /tmp/test-seeds.json (another user's study, one CI run) refused every study under /tmp: a folder anyone
+    may write to holds nobody's ledger, and the walk stops below it; a study file in such a folder keeps its own."""
+    shared = tmp_path / "shared"
+    (shared / "me" / "studies" / "game").mkdir(parents=True)
+    shared.chmod(0o1777)
+    (shared / LEDGER).write_text('{"uses": [{"seed": 7000001, "study": "stranger", "fingerprint": "f", "date": "d", '
+                                 '"result": "r"}]}')
+    study = _study(shared / "me" / "studies" / "game", "mine")
+    assert ledger_path(study) == study.parent / LEDGER
+    code, _, err = run_cli(capsys, "tune", "run", str(study), "--dry-run")
+    assert code == 0, err
+    assert ledger_path(_study(shared, "beside")) == shared / LEDGER
+
+
 def test_tune_init_writes_a_test_seed_its_ledger_has_not_used(tmp_path, capsys):
     (tmp_path / LEDGER).write_text('{"uses": [{"seed": 2000003, "study": "other", "fingerprint": "f", "date": "d", '
                                    '"result": "r"}]}')

@@ -13,7 +13,8 @@ claim and is allowed (it adds nothing to the ledger).
 
 Where the ledger is: ``test-seeds.json`` in the study file's folder or the
 nearest folder above it that holds one (not above the repository the file is
-in); none found, it is created beside the study file. Where the command runs
+in, nor in or above a folder anyone may write to, such as ``/tmp``); none
+found, it is created beside the study file. Where the command runs
 does not matter: a study file is governed by its own ledger.
 """
 
@@ -31,6 +32,7 @@ from pathlib import Path
 
 from agents.specs import SpecError
 from gamecore.atomic import write_atomically
+from gamecore.folders import own_folders
 from tuning.study_spec import StudySpec
 
 LEDGER = "test-seeds.json"
@@ -42,7 +44,7 @@ NOT_THE_CLAIM = {"report": None, "mlflow": None,  # what a study file may change
 def ledger_path(study_file: str | Path) -> Path:
     """The ledger that governs ``study_file`` (see the module docstring)."""
     folder = Path(study_file).resolve().parent
-    for candidate in (folder, *folder.parents):
+    for candidate in own_folders(folder):
         if (candidate / LEDGER).is_file():
             return candidate / LEDGER
         if (candidate / ".git").exists():  # a repository's ledger is inside it
