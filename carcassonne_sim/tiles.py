@@ -13,6 +13,7 @@ clockwise moves port ``p`` to ``p + 3``.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -189,6 +190,7 @@ COUNTS = np.array([t.count for t in TILE_TYPES], np.int64)
 STACK_TILES = np.repeat(np.arange(N_TYPES), COUNTS - (np.arange(N_TYPES) == START))  # the 71 tiles, by type
 
 
+@functools.cache  # the game lists every action by name: a few hundred a turn
 def segment_name(t: int, rotation: int, s: int) -> str:
     """A readable name of segment ``s`` of tile type ``t`` at ``rotation``: ``city N+E``, ``road E-W``,
     ``field En+Wn``, ``monastery``."""

@@ -303,6 +303,13 @@ def run_cli(capsys, *argv):
     return code, captured.out, captured.err
 
 
+def run_in_process(capsys, *args) -> subprocess.CompletedProcess:
+    """``run_cli`` in the working folder, its result shaped as ``run_gametune``'s (the same checks read both): for
+    tests of what a command does to files, which need no process of their own."""
+    code, out, err = run_cli(capsys, *map(str, args))
+    return subprocess.CompletedProcess(["lotr", *map(str, args)], code, out, err)
+
+
 def random_play(new_game, n: int, seed: int = 0):
     """States along ``n`` games (``new_game(g)`` for g = 0..n-1) of uniformly random legal play, the last
     state of each game included."""

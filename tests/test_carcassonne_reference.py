@@ -43,9 +43,11 @@ def segment_names(letter: str, rotation: int) -> tuple[str, ...]:
     return tuple(segment_name(LETTERS.index(letter), rotation, s) for s in range(len(turned(letter, rotation))))
 
 
-def side_kind(segments, side: int) -> int:
-    """What a side shows: the kind of the segment at its middle port (a road side has fields on its halves)."""
-    return next(kind for kind, ports in segments if 3 * side + 1 in ports)
+@functools.cache
+def side_kinds(letter: str, rotation: int) -> tuple[int, ...]:
+    """What each side of tile ``letter`` turned ``rotation`` times shows: the kind of the segment at its middle port
+    (a road side has fields on its halves)."""
+    return tuple(next(kind for kind, ports in turned(letter, rotation) if 3 * side + 1 in ports) for side in range(4))
 
 
 def facing(port: int) -> int:
@@ -129,10 +131,10 @@ class Board:
             shapes.setdefault(shape, rotation)
         actions = set()
         for at in spots:
+            shown = [(side, side_kinds(*self.tiles[near])[(side + 2) % 4]) for side, near in self.neighbours(at)]
             for rotation in shapes.values():
-                segments = turned(letter, rotation)
-                if any(side_kind(segments, side) != side_kind(self.segments[near], (side + 2) % 4)
-                       for side, near in self.neighbours(at)):
+                segments, mine = turned(letter, rotation), side_kinds(letter, rotation)
+                if any(mine[side] != theirs for side, theirs in shown):
                     continue
                 actions.add(Play(*at, rotation))
                 if not meeple_in_hand:
@@ -191,8 +193,8 @@ def check_position(state: CarcassonneState, before: Board | None = None) -> Boar
 
 
 def test_the_model_turns_tiles_and_faces_ports():
-    assert side_kind(turned("D", 0), 0) == CITY and side_kind(turned("D", 1), 1) == CITY
-    assert [side_kind(turned("V", 1), side) for side in range(4)] == [ROAD, FIELD, FIELD, ROAD]
+    assert side_kinds("D", 0)[0] == CITY and side_kinds("D", 1)[1] == CITY
+    assert side_kinds("V", 1) == (ROAD, FIELD, FIELD, ROAD)
     assert facing(0) == 8 and facing(4) == 10 and facing(11) == 3
     assert len({frozenset(turned("U", r)) for r in range(4)}) == 2 and len({frozenset(turned("C", r))
                                                                            for r in range(4)}) == 1

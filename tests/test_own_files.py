@@ -10,7 +10,7 @@ from pathlib import Path
 
 import optuna
 import pytest
-from conftest import run_cli, run_gametune
+from conftest import run_cli, run_gametune, run_in_process
 from optuna.trial import TrialState
 
 from agents.setup import Setup
@@ -52,16 +52,15 @@ def snapshot(folder: Path) -> dict[str, bytes]:
     return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
 
 
-@pytest.mark.slow  # gametune in processes of their own: 17-47 s each on a busy 2-core machine
-def test_a_reading_command_never_repairs_a_journal_nor_touches_a_foreign_file(tmp_path):
-    (tmp_path / "notes.txt").write_bytes(b"hello\nworld")  # 11 bytes, no journal, no final newline
-    (tmp_path / "s.toml").write_text(STUDY.format(name="s", extra='storage = "journal:notes.txt"\n', mlflow=""))
-    before = snapshot(tmp_path)
+def test_a_reading_command_never_repairs_a_journal_nor_touches_a_foreign_file(in_tmp, capsys):
+    (in_tmp / "notes.txt").write_bytes(b"hello\nworld")  # 11 bytes, no journal, no final newline
+    (in_tmp / "s.toml").write_text(STUDY.format(name="s", extra='storage = "journal:notes.txt"\n', mlflow=""))
+    before = snapshot(in_tmp)
     for args in (("report", "s.toml", "--out", "out/r.md"), ("tune", "export", "s.toml", "--out", "x.toml"),
                  ("tune", "run", "s.toml", "--dry-run"), ("tune", "run", "s.toml")):
-        done = run_gametune(tmp_path, *args)
+        done = run_in_process(capsys, *args)
         assert "Traceback" not in done.stderr, done.stderr[-2000:]
-        after = {k: v for k, v in snapshot(tmp_path).items() if not k.startswith("out/")}  # the report's own files
+        after = {k: v for k, v in snapshot(in_tmp).items() if not k.startswith("out/")}  # the report's own files
         assert after == before, f"{args} changed {set(after) ^ set(before) or 'notes.txt'}"
     one_line_error(done, "notes.txt is not an Optuna journal")
 
@@ -113,48 +112,45 @@ def test_a_reader_leaves_a_store_whose_tables_a_writer_is_still_creating(tmp_pat
     assert snapshot(tmp_path) == before
 
 
-@pytest.mark.slow  # gametune in processes of their own: 17-47 s each on a busy 2-core machine
-def test_a_torn_journal_is_left_alone_by_report_and_export(tmp_path):
-    (tmp_path / "t.toml").write_text(STUDY.format(name="t", extra="", mlflow=""))
-    assert run_gametune(tmp_path, "tune", "run", "t.toml", "--storage", "t.journal").returncode == 0
-    journal = tmp_path / "t.journal"
+def test_a_torn_journal_is_left_alone_by_report_and_export(in_tmp, capsys):
+    (in_tmp / "t.toml").write_text(STUDY.format(name="t", extra="", mlflow=""))
+    assert run_in_process(capsys, "tune", "run", "t.toml", "--storage", "t.journal").returncode == 0
+    journal = in_tmp / "t.journal"
     journal.write_bytes(journal.read_bytes() + b'{"op_code": 5, "worker_id": "cut')  # a writer killed mid-record
-    before = snapshot(tmp_path)
-    run_gametune(tmp_path, "tune", "export", "t.toml", "--storage", "t.journal", "--out", "x.toml")
-    assert snapshot(tmp_path) == before  # export read it (the torn record skipped) and wrote nothing
-    done = run_gametune(tmp_path, "tune", "run", "t.toml", "--storage", "t.journal", "--n-trials", "3")
+    before = snapshot(in_tmp)
+    run_in_process(capsys, "tune", "export", "t.toml", "--storage", "t.journal", "--out", "x.toml")
+    assert snapshot(in_tmp) == before  # export read it (the torn record skipped) and wrote nothing
+    done = run_in_process(capsys, "tune", "run", "t.toml", "--storage", "t.journal", "--n-trials", "3")
     assert done.returncode == 0, done.stderr[-2000:]
-    assert journal.read_bytes().endswith(b"\n") and list(tmp_path.glob("t.journal.torn-*"))  # a writer repairs it
+    assert journal.read_bytes().endswith(b"\n") and list(in_tmp.glob("t.journal.torn-*"))  # a writer repairs it
 
 
-@pytest.mark.slow  # gametune in processes of their own: 17-47 s each on a busy 2-core machine
 @pytest.mark.parametrize("tracking", ["sqlite:///s.db", "sqlite:///other.db"], ids=["the-storage", "another-study"])
-def test_a_tracking_store_that_is_an_optuna_storage_is_refused_and_left_alone(tmp_path, tracking):
-    (tmp_path / "o.toml").write_text(STUDY.format(name="o", extra="", mlflow=""))
-    assert run_gametune(tmp_path, "tune", "run", "o.toml", "--storage", "other.db").returncode == 0
-    (tmp_path / "s.toml").write_text(STUDY.format(name="s", extra="", mlflow=f'tracking_uri = "{tracking}"\n'))
+def test_a_tracking_store_that_is_an_optuna_storage_is_refused_and_left_alone(in_tmp, capsys, tracking):
+    (in_tmp / "o.toml").write_text(STUDY.format(name="o", extra="", mlflow=""))
+    assert run_in_process(capsys, "tune", "run", "o.toml", "--storage", "other.db").returncode == 0
+    (in_tmp / "s.toml").write_text(STUDY.format(name="s", extra="", mlflow=f'tracking_uri = "{tracking}"\n'))
     if tracking.endswith("s.db"):
-        assert run_gametune(tmp_path, "tune", "run", "s.toml", "--n-trials", "1").returncode == 2
-        (tmp_path / "s.toml").write_text(STUDY.format(name="s", extra="", mlflow=""))
-        assert run_gametune(tmp_path, "tune", "run", "s.toml").returncode == 0  # s.db: a finished study of its own
-        (tmp_path / "s.toml").write_text(STUDY.format(name="s", extra="", mlflow=f'tracking_uri = "{tracking}"\n'))
-    before = snapshot(tmp_path)
-    done = run_gametune(tmp_path, "tune", "run", "s.toml", "--n-trials", "3")
+        assert run_in_process(capsys, "tune", "run", "s.toml", "--n-trials", "1").returncode == 2
+        (in_tmp / "s.toml").write_text(STUDY.format(name="s", extra="", mlflow=""))
+        assert run_in_process(capsys, "tune", "run", "s.toml").returncode == 0  # s.db: a finished study of its own
+        (in_tmp / "s.toml").write_text(STUDY.format(name="s", extra="", mlflow=f'tracking_uri = "{tracking}"\n'))
+    before = snapshot(in_tmp)
+    done = run_in_process(capsys, "tune", "run", "s.toml", "--n-trials", "3")
     expected = "is the study's storage" if tracking.endswith("s.db") else "not an MLflow store"
     one_line_error(done, expected)
-    assert snapshot(tmp_path) == before and not list(tmp_path.glob("*.broken-*"))
+    assert snapshot(in_tmp) == before and not list(in_tmp.glob("*.broken-*"))
 
 
-@pytest.mark.slow  # gametune in processes of their own: 17-47 s each on a busy 2-core machine
-def test_a_storage_that_is_an_mlflow_store_is_refused_and_left_alone(tmp_path):
-    (tmp_path / "s.toml").write_text(STUDY.format(name="s", extra="", mlflow=""))
-    assert run_gametune(tmp_path, "tune", "run", "s.toml").returncode == 0  # mlflow.db: MLflow's default store here
-    before = snapshot(tmp_path)
-    one_line_error(run_gametune(tmp_path, "tune", "run", "s.toml", "--storage", "mlflow.db"), "not an Optuna storage")
-    (tmp_path / "m.toml").write_text(STUDY.format(name="s", extra='storage = "mlflow.db"\n', mlflow=""))
-    before = snapshot(tmp_path)
-    one_line_error(run_gametune(tmp_path, "report", "m.toml", "--out", "r.md"), "not an Optuna storage")
-    assert snapshot(tmp_path) == before
+def test_a_storage_that_is_an_mlflow_store_is_refused_and_left_alone(in_tmp, capsys):
+    (in_tmp / "s.toml").write_text(STUDY.format(name="s", extra="", mlflow=""))
+    assert run_in_process(capsys, "tune", "run", "s.toml").returncode == 0  # mlflow.db: MLflow's default store here
+    before = snapshot(in_tmp)
+    one_line_error(run_in_process(capsys, "tune", "run", "s.toml", "--storage", "mlflow.db"), "not an Optuna storage")
+    (in_tmp / "m.toml").write_text(STUDY.format(name="s", extra='storage = "mlflow.db"\n', mlflow=""))
+    before = snapshot(in_tmp)
+    one_line_error(run_in_process(capsys, "report", "m.toml", "--out", "r.md"), "not an Optuna storage")
+    assert snapshot(in_tmp) == before
 
 
 @pytest.mark.parametrize("line", ['weights = "/etc/hostname"', 'weights = "../../secret.pt"',
@@ -190,14 +186,13 @@ def test_atomic_writes_use_a_unique_temporary_file_and_follow_no_planted_link(tm
     assert (tmp_path / "best.toml").stat().st_mode & 0o777 == 0o644
 
 
-@pytest.mark.slow  # gametune in processes of their own: 17-47 s each on a busy 2-core machine
-def test_trial_folders_are_keyed_by_storage(tmp_path):
-    (tmp_path / "k.toml").write_text(STUDY.format(name="k", extra="", mlflow=""))
+def test_trial_folders_are_keyed_by_storage(in_tmp, capsys):
+    (in_tmp / "k.toml").write_text(STUDY.format(name="k", extra="", mlflow=""))
     for storage in ("k.db", "k.journal"):
-        assert run_gametune(tmp_path, "tune", "run", "k.toml", "--storage", storage).returncode == 0
-    folders = sorted(p.parent.name for p in tmp_path.glob("k-trials/*/trial-0"))
+        assert run_in_process(capsys, "tune", "run", "k.toml", "--storage", storage).returncode == 0
+    folders = sorted(p.parent.name for p in in_tmp.glob("k-trials/*/trial-0"))
     assert len(folders) == 2 and folders[0].startswith("journal-") and folders[1].startswith("sqlite-")
-    for storage in (f"sqlite:///{tmp_path}/k.db", f"journal:{tmp_path}/k.journal"):
+    for storage in (f"sqlite:///{in_tmp}/k.db", f"journal:{in_tmp}/k.journal"):
         study = optuna.load_study(study_name="k", storage=storage_object(storage))
         assert len({t.user_attrs["folder"] for t in study.trials}) == 2
 

@@ -138,6 +138,7 @@ def test_every_command_of_the_readme_and_the_docs_parses_and_names_files_that_ex
 CHEAP = ("gametune --help", "gametune agents ", "gametune tune init ", "lotr tune init ")
 
 
+@pytest.mark.slow  # a process for each command of the documents: 10 s in all
 def test_the_cheap_commands_run_as_written(tmp_path):
     """A few seconds each: ``gametune --help``, every ``gametune agents ...`` and ``tune init ...`` of the
     documents, run as written in an empty folder (``tune init`` writes its study file there, which then parses)."""

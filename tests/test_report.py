@@ -35,6 +35,7 @@ def _repository_files(folder: str) -> list[Path]:
     return [Path(name) for name in dict.fromkeys(listed.stdout.splitlines()) if (REPOSITORY / name).is_file()]
 
 
+@pytest.mark.slow  # lotr report over every record and figure: 25 s
 def test_the_committed_report_is_what_lotr_report_writes_from_the_repository_alone(tmp_path):
     """studies/ and docs/ copied as a fresh clone has them (no store anywhere), ``lotr report`` run there with this
     repository's code: docs/results.md, its figures and its records come out byte for byte as they are."""

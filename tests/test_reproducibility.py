@@ -3,7 +3,7 @@ do not, in the run's output and its dry run."""
 
 import optuna
 import pytest
-from conftest import run_gametune
+from conftest import run_cli, run_gametune
 
 STUDY = """
 name = "again"
@@ -49,10 +49,10 @@ def test_one_worker_repeats_a_study_exactly(tmp_path):
     assert runs[0] == runs[1]
 
 
-def test_several_workers_say_in_the_dry_run_that_a_rerun_may_choose_another_trial(tmp_path):
-    (tmp_path / "again.toml").write_text(STUDY.format(workers=2))
-    done = run_gametune(tmp_path, "tune", "run", "again.toml", "--dry-run")
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.splitlines()[-1].startswith("asynchronous: 2 trials run at once")
-    once = run_gametune(tmp_path, "tune", "run", "again.toml", "--dry-run", "--workers", "1")
-    assert once.stdout.splitlines()[-1] == "repeatable: a re-run from scratch repeats it"
+def test_several_workers_say_in_the_dry_run_that_a_rerun_may_choose_another_trial(in_tmp, capsys):
+    (in_tmp / "again.toml").write_text(STUDY.format(workers=2))
+    code, out, err = run_cli(capsys, "tune", "run", "again.toml", "--dry-run")
+    assert code == 0, err
+    assert out.splitlines()[-1].startswith("asynchronous: 2 trials run at once")
+    _, once, _ = run_cli(capsys, "tune", "run", "again.toml", "--dry-run", "--workers", "1")
+    assert once.splitlines()[-1] == "repeatable: a re-run from scratch repeats it"

@@ -1,11 +1,11 @@
-"""The test-seed ledger (issue 47, point 4): one test seed serves one claim, in real `gametune` processes."""
+"""The test-seed ledger (issue 47, point 4): one test seed serves one claim."""
 
 import json
 import tomllib
 from pathlib import Path
 
 import pytest
-from conftest import run_cli, run_gametune
+from conftest import run_cli
 
 from tuning.study_file import load_study, study_files
 from tuning.test_seeds import LEDGER, ledger_path
@@ -43,42 +43,43 @@ def _uses(folder: Path) -> list[dict]:
     return json.loads((folder / LEDGER).read_text())["uses"]
 
 
-@pytest.mark.slow  # five gametune processes, two of them small studies: about a minute
-def test_a_used_test_seed_is_refused_in_one_line_unless_a_reason_is_recorded(tmp_path):
-    _study(tmp_path, "first")
-    done = run_gametune(tmp_path, "tune", "run", "first.toml")
-    assert done.returncode == 0, done.stderr
-    [use] = _uses(tmp_path)
+@pytest.mark.usefixtures("no_plots")
+def test_a_used_test_seed_is_refused_in_one_line_unless_a_reason_is_recorded(in_tmp, capsys):
+    """Five commands of lotr, in this process (the ledger's rules need no process of their own)."""
+    _study(in_tmp, "first")
+    code, _, err = run_cli(capsys, "tune", "run", "first.toml")
+    assert code == 0, err
+    [use] = _uses(in_tmp)
     assert use["seed"] == 7000001 and use["study"] == "first" and use["result"].startswith("trial ")
 
-    again = run_gametune(tmp_path, "tune", "run", "first.toml")  # the same claim replayed: allowed, not re-recorded
-    assert again.returncode == 0, again.stderr
-    assert len(_uses(tmp_path)) == 1
+    code, _, err = run_cli(capsys, "tune", "run", "first.toml")  # the same claim replayed: allowed, not re-recorded
+    assert code == 0, err
+    assert len(_uses(in_tmp)) == 1
 
-    _study(tmp_path, "second")
-    refused = run_gametune(tmp_path, "tune", "run", "second.toml")
-    assert refused.returncode == 2 and refused.stdout == ""
-    [line] = refused.stderr.strip().splitlines()[-1:]
+    _study(in_tmp, "second")
+    code, out, err = run_cli(capsys, "tune", "run", "second.toml")
+    assert code == 2 and out == ""
+    [line] = err.strip().splitlines()[-1:]
     assert "[test] seed = 7000001 was used by study first" in line and "--reuse-test-seed REASON" in line
     assert "e.g. 7000002" in line
-    assert not (tmp_path / "second.db").exists()  # refused before anything ran
+    assert not (in_tmp / "second.db").exists()  # refused before anything ran
 
-    _study(tmp_path, "first", test_games=50)  # the same study, changed after its test: a new claim
-    changed = run_gametune(tmp_path, "tune", "run", "first.toml")
-    assert changed.returncode == 2 and "this study before its file changed" in changed.stderr
+    _study(in_tmp, "first", test_games=50)  # the same study, changed after its test: a new claim
+    code, _, err = run_cli(capsys, "tune", "run", "first.toml")
+    assert code == 2 and "this study before its file changed" in err
 
-    reused = run_gametune(tmp_path, "tune", "run", "second.toml", "--reuse-test-seed", "a demonstration")
-    assert reused.returncode == 0, reused.stderr
-    assert [u["study"] for u in _uses(tmp_path)] == ["first", "second"]
-    assert _uses(tmp_path)[1]["reused_because"] == "a demonstration"
+    code, _, err = run_cli(capsys, "tune", "run", "second.toml", "--reuse-test-seed", "a demonstration")
+    assert code == 0, err
+    assert [u["study"] for u in _uses(in_tmp)] == ["first", "second"]
+    assert _uses(in_tmp)[1]["reused_because"] == "a demonstration"
 
 
-def test_a_ledger_that_is_not_one_is_refused_and_left_alone(tmp_path):
-    _study(tmp_path, "first")
-    (tmp_path / LEDGER).write_text("not json")
-    done = run_gametune(tmp_path, "tune", "run", "first.toml")
-    assert done.returncode == 2 and "not a test-seed ledger" in done.stderr.splitlines()[-1]
-    assert (tmp_path / LEDGER).read_text() == "not json"
+def test_a_ledger_that_is_not_one_is_refused_and_left_alone(in_tmp, capsys):
+    _study(in_tmp, "first")
+    (in_tmp / LEDGER).write_text("not json")
+    code, _, err = run_cli(capsys, "tune", "run", "first.toml")
+    assert code == 2 and "not a test-seed ledger" in err.splitlines()[-1]
+    assert (in_tmp / LEDGER).read_text() == "not json"
 
 
 def test_every_study_here_has_a_test_seed_of_its_own_and_every_export_was_tested_on_it():
@@ -159,28 +160,29 @@ replicate = 7100001
 """
 
 
-@pytest.mark.slow  # four gametune processes, three of them small studies
-def test_a_study_runs_again_on_its_declared_fresh_seed_once_and_the_report_shows_both_runs(tmp_path):
+@pytest.mark.usefixtures("no_plots")
+def test_a_study_runs_again_on_its_declared_fresh_seed_once_and_the_report_shows_both_runs(in_tmp, capsys):
     """``lotr tune run FILE --replicate`` plays the study unchanged on the seed its [report] replicate declares, as
     its own study, enters that seed in the ledger, and another study may not claim it; the report shows the two
     runs' rows side by side with their verdicts."""
     from tuning.report import write_report
 
+    tmp_path = in_tmp
     for name in ("baseline", "other"):
         (tmp_path / f"{name}.toml").write_text(REPLICATED.format(name=name))
-    assert run_gametune(tmp_path, "tune", "run", "baseline.toml").returncode == 0
-    dry = run_gametune(tmp_path, "tune", "run", "baseline.toml", "--replicate", "--dry-run")
-    assert "study baseline-seed7100001:" in dry.stdout and "of seed 7100001" in dry.stdout
-    done = run_gametune(tmp_path, "tune", "run", "baseline.toml", "--replicate")
-    assert done.returncode == 0, done.stderr
-    assert "study baseline-seed7100001: 2 complete" in done.stdout and (tmp_path / "baseline-seed7100001.db").exists()
+    assert run_cli(capsys, "tune", "run", "baseline.toml")[0] == 0
+    _, dry, _ = run_cli(capsys, "tune", "run", "baseline.toml", "--replicate", "--dry-run")
+    assert "study baseline-seed7100001:" in dry and "of seed 7100001" in dry
+    code, out, err = run_cli(capsys, "tune", "run", "baseline.toml", "--replicate")
+    assert code == 0, err
+    assert "study baseline-seed7100001: 2 complete" in out and (tmp_path / "baseline-seed7100001.db").exists()
     [use] = _uses(tmp_path)
     assert use["seed"] == 7100001 and use["study"] == "baseline-seed7100001"
     assert use["result"].startswith("out-of-sample replicate: 2 trials of 40 games")
 
-    refused = run_gametune(tmp_path, "tune", "run", "other.toml", "--replicate")
-    assert refused.returncode == 2 and "report.replicate = 7100001 was used by study baseline-seed7100001" in (
-        refused.stderr.strip().splitlines()[-1])
+    code, _, err = run_cli(capsys, "tune", "run", "other.toml", "--replicate")
+    assert code == 2 and "report.replicate = 7100001 was used by study baseline-seed7100001" in (
+        err.strip().splitlines()[-1])
     assert not (tmp_path / "other-seed7100001.db").exists()
 
     text = write_report([tmp_path / "baseline.toml"], tmp_path / "docs" / "results.md", tmp_path).read_text()
