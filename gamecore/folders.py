@@ -17,8 +17,11 @@ def own_folders(folder: Path) -> Iterator[Path]:
 
 
 def _shared(folder: Path) -> bool:
-    """Whether anyone may write to ``folder`` (a folder that cannot be read counts as shared: nothing is ours there)."""
+    """Whether anyone may write to ``folder``: a missing folder is not (the walk goes on above it, as for an old path
+    that moved), one that cannot be looked at is (nothing is ours there)."""
     try:
         return bool(folder.stat().st_mode & stat.S_IWOTH)
+    except FileNotFoundError:
+        return False
     except OSError:
         return True

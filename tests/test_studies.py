@@ -688,3 +688,5 @@ def test_a_moved_table_in_a_folder_anyone_may_write_to_moves_nothing_below_it(tm
     (shared / "moved.toml").write_text('[moved]\n"mine/old.toml" = "elsewhere.toml"\n"old.toml" = "new.toml"\n')
     assert moved_to(shared / "mine" / "old.toml") is None
     assert moved_to(shared / "old.toml") == shared / "new.toml"
+    (shared / "mine" / "moved.toml").write_text('[moved]\n"gone" = "here"\n')  # missing folders below: walked through
+    assert moved_to(shared / "mine" / "gone" / "deeper" / "x.toml") == shared / "mine" / "here" / "deeper" / "x.toml"
