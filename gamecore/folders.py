@@ -1,5 +1,5 @@
-"""The folders a file's own settings are looked for in: its folder and those above it, never above a folder anyone
-may write to (such as ``/tmp``), since a file a stranger leaves there is nobody's setting."""
+"""The folders a file's own settings are looked for in: its folder and those above it, up to (not including) the
+first folder anyone may write to (such as ``/tmp``), since a file a stranger leaves there is nobody's setting."""
 from __future__ import annotations
 
 import stat
