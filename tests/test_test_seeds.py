@@ -167,25 +167,24 @@ def test_a_study_runs_again_on_its_declared_fresh_seed_once_and_the_report_shows
     runs' rows side by side with their verdicts."""
     from tuning.report import write_report
 
-    tmp_path = in_tmp
     for name in ("baseline", "other"):
-        (tmp_path / f"{name}.toml").write_text(REPLICATED.format(name=name))
+        (in_tmp / f"{name}.toml").write_text(REPLICATED.format(name=name))
     assert run_cli(capsys, "tune", "run", "baseline.toml")[0] == 0
     _, dry, _ = run_cli(capsys, "tune", "run", "baseline.toml", "--replicate", "--dry-run")
     assert "study baseline-seed7100001:" in dry and "of seed 7100001" in dry
     code, out, err = run_cli(capsys, "tune", "run", "baseline.toml", "--replicate")
     assert code == 0, err
-    assert "study baseline-seed7100001: 2 complete" in out and (tmp_path / "baseline-seed7100001.db").exists()
-    [use] = _uses(tmp_path)
+    assert "study baseline-seed7100001: 2 complete" in out and (in_tmp / "baseline-seed7100001.db").exists()
+    [use] = _uses(in_tmp)
     assert use["seed"] == 7100001 and use["study"] == "baseline-seed7100001"
     assert use["result"].startswith("out-of-sample replicate: 2 trials of 40 games")
 
     code, _, err = run_cli(capsys, "tune", "run", "other.toml", "--replicate")
     assert code == 2 and "report.replicate = 7100001 was used by study baseline-seed7100001" in (
         err.strip().splitlines()[-1])
-    assert not (tmp_path / "other-seed7100001.db").exists()
+    assert not (in_tmp / "other-seed7100001.db").exists()
 
-    text = write_report([tmp_path / "baseline.toml"], tmp_path / "docs" / "results.md", tmp_path).read_text()
+    text = write_report([in_tmp / "baseline.toml"], in_tmp / "docs" / "results.md", in_tmp).read_text()
     assert "| `baseline-seed7100001` | 2 |" in text
     replicate = text[text.index("Out of sample"):]
     assert "(`baseline`: seed 0 and 7100001)" in replicate.splitlines()[0]
